@@ -25,14 +25,14 @@ from arena.plugin_types import (
     PlayerEntry,
     StorySourceEntry,
 )
-from arena.runtime.judge_protocol import (
+from arena.protocols.judge import (
     GenerateRequest,
     Judge,
     JudgeInfo,
     ScoreRequest,
     TokenScores,
 )
-from arena.runtime.player_protocol import (
+from arena.protocols.player import (
     GameView,
     HistoryItem,
     MoveRequest,
@@ -41,7 +41,7 @@ from arena.runtime.player_protocol import (
     RewardTermView,
     RoundMemory,
 )
-from arena.runtime.story_protocol import StoryRequest, StorySource
+from arena.protocols.story import StoryRequest, StorySource
 from arena.specs import Spec, parse_spec
 
 __version__ = "0.1.0"

@@ -43,7 +43,7 @@ def arena_players() -> list[PlayerEntry]:  # type: ignore[empty-body]
     """Return the player kinds this plugin provides.
 
     Each `PlayerEntry.factory(spec, ctx)` is called once per seat per match and returns a
-    fresh object satisfying `arena.runtime.player_protocol.Player`. It must raise
+    fresh object satisfying `arena.protocols.player.Player`. It must raise
     `arena.errors.ConfigError` for a bad spec (unknown parameter, bad arg), never return
     None. Names are unique across plugins: on a clash the first-loaded plugin keeps it.
     """
@@ -54,7 +54,7 @@ def arena_judges() -> list[JudgeEntry]:  # type: ignore[empty-body]
     """Return the judge kinds this plugin provides.
 
     `JudgeEntry.factory(spec)` returns an object satisfying
-    `arena.runtime.judge_protocol.Judge`. It should be cheap: load weights lazily on first
+    `arena.protocols.judge.Judge`. It should be cheap: load weights lazily on first
     use, import heavy libraries (torch) inside the factory, not at module import.
     """
 
@@ -73,7 +73,7 @@ def arena_story_sources() -> list[StorySourceEntry]:  # type: ignore[empty-body]
     """Return the story sources (producers of map texts) this plugin provides.
 
     `StorySourceEntry.factory(spec, judge)` returns an object satisfying
-    `arena.runtime.story_protocol.StorySource`; `judge` is the tournament's judge or None.
+    `arena.protocols.story.StorySource`; `judge` is the tournament's judge or None.
     The source must be a pure function of each request's seed.
     """
 

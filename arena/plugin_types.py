@@ -13,9 +13,9 @@ from pathlib import PurePath
 
 from arena.errors import PluginError
 from arena.lang.ast import Dialect
-from arena.runtime.judge_protocol import Judge
-from arena.runtime.player_protocol import Player
-from arena.runtime.story_protocol import StorySource
+from arena.protocols.judge import Judge
+from arena.protocols.player import Player
+from arena.protocols.story import StorySource
 from arena.specs import NAME_RE, Spec
 
 

@@ -32,9 +32,9 @@ from arena.plugin_types import (
     StorySourceEntry,
     check_name,
 )
-from arena.runtime.judge_protocol import Judge
-from arena.runtime.player_protocol import Player
-from arena.runtime.story_protocol import StorySource
+from arena.protocols.judge import Judge
+from arena.protocols.player import Player
+from arena.protocols.story import StorySource
 from arena.specs import Spec, parse_spec
 
 if TYPE_CHECKING:

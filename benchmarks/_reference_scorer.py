@@ -13,7 +13,7 @@ import math
 import time
 from collections.abc import Sequence
 
-from arena.runtime.judge_protocol import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from judges.hf import HFJudge
 
 LN2 = math.log(2.0)

@@ -21,7 +21,7 @@ import time
 
 import torch
 
-from arena.runtime.judge_protocol import Judge
+from arena.protocols.judge import Judge
 from judges.bundled_judge import create_bundled_judge
 from judges.training.corpus import general_vocabulary, heldout_stories
 from judges.training.meaning import greedy_prefix, related_vs_random

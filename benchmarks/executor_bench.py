@@ -28,11 +28,11 @@ from pathlib import Path
 from arena.hookspecs import hookimpl
 from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import JudgeEntry, PlayerContext, PlayerEntry
+from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.player import MoveRequest
 from arena.registry import Registry
-from arena.runtime.judge_protocol import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.runtime.maps import JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig
-from arena.runtime.player_protocol import MoveRequest
 from arena.specs import Spec
 from arena.storage import Store, sqlite_url
 from tournaments.config import parse_tournament

@@ -53,16 +53,16 @@ import torch
 
 from arena.lang import ast
 from arena.lang.loader import load_game
-from arena.runtime.judge_protocol import (
+from arena.protocols.judge import (
     GenerateRequest,
     Judge,
     JudgeInfo,
     ScoreRequest,
     TokenScores,
 )
+from arena.protocols.player import GameView, MoveRequest
 from arena.runtime.maps import GameMap, story_requests
 from arena.runtime.match import MatchConfig, MatchResult, active_players, play_match
-from arena.runtime.player_protocol import GameView, MoveRequest
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy, Seat
 from benchmarks._reference_scorer import ReferenceScorer

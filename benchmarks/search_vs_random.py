@@ -17,8 +17,8 @@ import statistics
 import time
 
 from arena.analysis.matches import build_players, load_entry, play_seeded, resolve_game_map
+from arena.protocols.judge import Judge
 from arena.registry import Registry
-from arena.runtime.judge_protocol import Judge
 
 
 def parse_args() -> argparse.Namespace:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from arena.errors import JudgeError, UnknownNameError
-from arena.runtime.judge_protocol import Judge
+from arena.protocols.judge import Judge
 
 BUNDLED_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")
 PARAMS = ("device", "dtype", "attn")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from arena.runtime.judge_protocol import Judge, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.judge import Judge, JudgeInfo, ScoreRequest, TokenScores
 
 
 @dataclass(frozen=True, eq=False)

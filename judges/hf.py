@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from arena.errors import ConfigError, JudgeError
-from arena.runtime.judge_protocol import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.specs import Spec
 from judges.batching import padded_cost, plan_batches, plan_packed_batches
 from judges.encoded import EncodedRequest

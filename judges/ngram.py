@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 
 from arena.errors import ConfigError, JudgeError, UnknownNameError
 from arena.lang.ast import DIALECTS
-from arena.runtime.judge_protocol import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 
 DEFAULT_ORDER = 5
 MAX_ORDER = 10

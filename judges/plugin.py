@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from arena.hookspecs import hookimpl
 from arena.plugin_types import JudgeEntry
-from arena.runtime.judge_protocol import Judge
+from arena.protocols.judge import Judge
 from arena.specs import Spec
 
 POOL_PARAMS = ("pool", "pool_wait_ms", "pool_tokens", "pool_cache")

@@ -28,7 +28,7 @@ from typing import Any
 
 from arena.errors import JudgeError
 from arena.events import JudgeStats
-from arena.runtime.judge_protocol import (
+from arena.protocols.judge import (
     GenerateRequest,
     Judge,
     JudgeInfo,

@@ -35,7 +35,7 @@ import aiohttp
 
 from arena.errors import ConfigError, JudgeError, UnknownNameError, did_you_mean
 from arena.lang.ast import Dialect
-from arena.runtime.judge_protocol import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.specs import Spec
 from judges.tokens import adds_space
 

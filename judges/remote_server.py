@@ -33,7 +33,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from arena.errors import ArenaError
-from arena.runtime.judge_protocol import GenerateRequest, Judge, ScoreRequest
+from arena.protocols.judge import GenerateRequest, Judge, ScoreRequest
 from judges.remote_wire import (
     CompletionBody,
     EchoLogprobs,

@@ -32,7 +32,7 @@ from typing import Any
 
 from arena.errors import JudgeError, UnknownNameError
 from arena.lang.ast import DIALECTS, Dialect
-from arena.runtime.judge_protocol import ScoreRequest
+from arena.protocols.judge import ScoreRequest
 from judges.encoded import EncodedRequest
 from judges.lru import LRUCache
 from judges.pieces import pieces_from_bytes, pieces_from_offsets, token_byte_lengths

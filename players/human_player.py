@@ -24,7 +24,7 @@ from rich.text import Text
 
 from arena.errors import ConfigError, PlayerError
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import HistoryItem, MoveRequest
+from arena.protocols.player import HistoryItem, MoveRequest
 from arena.specs import Spec
 
 PARAMS = ("code",)

@@ -42,7 +42,7 @@ from typing import Any
 
 from arena.errors import ConfigError, PlayerError
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import MoveRequest
+from arena.protocols.player import MoveRequest
 from arena.specs import Spec
 from players.prompting import PromptOptions, build_messages
 from players.reply_parsing import MissingMoveTags, parse_reply

@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.runtime.player_protocol import (
+from arena.protocols.player import (
     HistoryItem,
     MoveRequest,
     RewardTermView,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from arena.errors import ConfigError
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import MoveRequest
+from arena.protocols.player import MoveRequest
 from arena.specs import Spec
 
 _WORD_TEXT = """

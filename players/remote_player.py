@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from arena.errors import ConfigError
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import MoveRequest
+from arena.protocols.player import MoveRequest
 from arena.specs import NAME_RE, Spec
 
 if TYPE_CHECKING:

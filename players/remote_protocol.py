@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from arena.errors import PlayerError
-from arena.runtime.player_protocol import MoveRequest
+from arena.protocols.player import MoveRequest
 
 PROTOCOL_VERSION = 1
 _REQUEST = TypeAdapter(MoveRequest)

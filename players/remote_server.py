@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from aiohttp import WSMsgType, web
 
 from arena.errors import ConfigError, PlayerError
-from arena.runtime.player_protocol import MoveRequest
+from arena.protocols.player import MoveRequest
 from players.remote_protocol import (
     ErrorMessage,
     Hello,

@@ -20,7 +20,7 @@ from typing import cast
 
 from arena.errors import ConfigError, PlayerError
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import MoveRequest
+from arena.protocols.player import MoveRequest
 from arena.specs import Spec
 
 RAISE = "<raise>"

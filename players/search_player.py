@@ -37,8 +37,8 @@ from arena.lang import ast
 from arena.lang.ast import Program
 from arena.lang.loader import load_game
 from arena.plugin_types import PlayerContext
-from arena.runtime.judge_protocol import Judge
-from arena.runtime.player_protocol import GameView, MoveRequest
+from arena.protocols.judge import Judge
+from arena.protocols.player import GameView, MoveRequest
 from arena.runtime.simulate import Simulation, simulate_move
 from arena.specs import Spec
 from players.random_words import WORDS, move_seed

@@ -22,13 +22,13 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 
 from arena import __version__
+from arena.protocols.judge import Judge
+from arena.protocols.story import StorySource
 from arena.registry import Registry
-from arena.runtime.judge_protocol import Judge
 from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy
-from arena.runtime.story_protocol import StorySource
 from arena.specs import parse_spec
 from arena.storage import (
     MATCH_ERROR,

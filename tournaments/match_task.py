@@ -14,8 +14,8 @@ from datetime import datetime
 
 from arena.events import Event
 from arena.plugin_types import PlayerContext
+from arena.protocols.judge import Judge
 from arena.registry import Registry
-from arena.runtime.judge_protocol import Judge
 from arena.runtime.maps import GameMap
 from arena.runtime.match import MatchConfig, MatchResult, SeatScore, play_match
 from arena.runtime.seat import Seat

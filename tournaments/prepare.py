@@ -14,9 +14,9 @@ from arena.errors import ArenaError, UnknownNameError
 from arena.lang.ast import Program
 from arena.lang.loader import load_game
 from arena.plugin_types import GameEntry
+from arena.protocols.player import GameView
 from arena.registry import Registry
 from arena.runtime.match import active_players
-from arena.runtime.player_protocol import GameView
 from arena.specs import parse_spec
 from arena.storage.records import GameInfo, ParticipantInfo
 from tournaments.config import JUDGE_STORIES, GameConfig, TournamentConfig

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.lang import ast
-from arena.runtime.player_protocol import MoveRequest
+from arena.protocols.player import MoveRequest
 from arena.runtime.round import instruction_player
 
 Candidate = tuple[str, ...]

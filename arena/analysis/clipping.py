@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from arena.errors import ConfigError
-from arena.runtime.judge_protocol import (
+from arena.protocols.judge import (
     GenerateRequest,
     Judge,
     JudgeInfo,

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.analysis.matches import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
+from arena.protocols.judge import Judge
 from arena.registry import Registry
-from arena.runtime.judge_protocol import Judge
 
 GOLDEN_JUDGE = "ngram"
 GOLDEN_SEED = 7

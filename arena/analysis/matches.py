@@ -18,11 +18,11 @@ from arena.events import Event
 from arena.lang import ast
 from arena.lang.loader import load_game
 from arena.plugin_types import GameEntry, PlayerContext
+from arena.protocols.judge import Judge
+from arena.protocols.player import GameView, Player
 from arena.registry import Registry
-from arena.runtime.judge_protocol import Judge
 from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig, MatchResult, active_players, play_match
-from arena.runtime.player_protocol import GameView, Player
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy, Seat
 

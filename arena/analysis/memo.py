@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.runtime.judge_protocol import (
+from arena.protocols.judge import (
     GenerateRequest,
     Judge,
     JudgeInfo,

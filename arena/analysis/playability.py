@@ -20,8 +20,8 @@ from typing import Any
 
 from arena.analysis.matches import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
 from arena.errors import ConfigError
+from arena.protocols.judge import Judge
 from arena.registry import Registry
-from arena.runtime.judge_protocol import Judge
 
 FORFEIT_PENALTY = 1.0  # bits below the worst numeric score of the map
 

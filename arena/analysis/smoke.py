@@ -21,8 +21,8 @@ from arena.analysis.matches import DEFAULT_MAX_REPLAY, LoadedGame, build_players
 from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.errors import ArenaError
+from arena.protocols.judge import Judge
 from arena.registry import Registry
-from arena.runtime.judge_protocol import Judge
 
 
 @dataclass(frozen=True)

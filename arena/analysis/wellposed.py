@@ -66,9 +66,9 @@ from arena.analysis.ranking import (
     spearman,
 )
 from arena.lang import names
-from arena.runtime.judge_protocol import Judge
+from arena.protocols.judge import Judge
+from arena.protocols.player import Player
 from arena.runtime.maps import GameMap
-from arena.runtime.player_protocol import Player
 from arena.runtime.round import RoundLimits
 from arena.runtime.seeds import derive_seed
 

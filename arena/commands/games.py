@@ -20,8 +20,8 @@ from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.smoke import CheckReport, check_game, static_failure
 from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.errors import ConfigError, GameSyntaxError
+from arena.protocols.judge import Judge
 from arena.registry import Registry
-from arena.runtime.judge_protocol import Judge
 
 T = TypeVar("T")
 

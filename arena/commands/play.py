@@ -16,10 +16,10 @@ from arena.lang.ast import DIALECTS
 from arena.lang.loader import load_game
 from arena.plugin_manager import dispatch_event
 from arena.plugin_types import PlayerContext
+from arena.protocols.player import GameView
 from arena.registry import Registry
 from arena.runtime.maps import JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig, MatchResult, active_players, play_match
-from arena.runtime.player_protocol import GameView
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy, Seat
 from arena.transcript import render_event

@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-Dialect = Literal["xgl", "xent"]
-DIALECTS: tuple[Dialect, ...] = ("xgl", "xent")
+# The dialect type lives with the protocols (judges score per dialect); re-exported here.
+from arena.protocols.dialect import DIALECTS as DIALECTS
+from arena.protocols.dialect import Dialect as Dialect
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from arena.lang.values import (
     cut_before,
     kind_name,
 )
-from arena.runtime.judge_protocol import Judge, ScoreRequest, TokenScores
+from arena.protocols.judge import Judge, ScoreRequest, TokenScores
 
 _XENT_KINDS: tuple[XentKind, ...] = ("xent", "xed", "nex", "dex")
 _TRUTH = ("is_true", "is_false")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.lang.ast import Dialect
-from arena.runtime.judge_protocol import ScoreRequest, TokenScores
+from arena.protocols.judge import ScoreRequest, TokenScores
 
 TRUE_ANSWER = "Answer: true"
 FALSE_ANSWER = "Answer: false"

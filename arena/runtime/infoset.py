@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from arena.lang import names
 from arena.lang.values import Text, XentSum
-from arena.runtime.player_protocol import (
+from arena.protocols.player import (
     HistoryItem,
     RevealedValue,
     RewardTermView,

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from arena.lang import ast
 from arena.lang.evaluator import iter_calls, story_site
-from arena.runtime.judge_protocol import GenerateRequest, Judge
+from arena.protocols.judge import GenerateRequest, Judge
+from arena.protocols.story import StoryRequest, StorySource
 from arena.runtime.seeds import derive_seed
-from arena.runtime.story_protocol import StoryRequest, StorySource
 
 DEFAULT_STORY_TOKENS = 60
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from arena import events as ev
 from arena.errors import ConfigError, GameRuntimeError
 from arena.lang import ast, names
-from arena.runtime.judge_protocol import Judge
+from arena.protocols.judge import Judge
+from arena.protocols.player import GameView, RoundMemory
 from arena.runtime.maps import GameMap
-from arena.runtime.player_protocol import GameView, RoundMemory
 from arena.runtime.round import RoundLimits, RoundRunner, instruction_player
 from arena.runtime.seat import MovePolicy, Seat
 

@@ -16,9 +16,9 @@ from arena.errors import GameRuntimeError
 from arena.lang import ast, names
 from arena.lang.evaluator import EvalEnv, Evaluator, source_of
 from arena.lang.values import Text, XentSum
+from arena.protocols.judge import Judge
+from arena.protocols.player import GameView, MoveRequest, RoundMemory
 from arena.runtime.infoset import InfoSet, render_register
-from arena.runtime.judge_protocol import Judge
-from arena.runtime.player_protocol import GameView, MoveRequest, RoundMemory
 from arena.runtime.seat import (
     MoveFailed,
     MovePolicy,

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from arena.runtime.player_protocol import MoveRequest, Player
+from arena.protocols.player import MoveRequest, Player
 
 
 @dataclass(frozen=True)

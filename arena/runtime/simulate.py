@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from arena.errors import GameRuntimeError
 from arena.lang import ast, names
 from arena.lang.values import Text
+from arena.protocols.judge import Judge
+from arena.protocols.player import MoveRequest
 from arena.runtime.infoset import InfoSet
-from arena.runtime.judge_protocol import Judge
-from arena.runtime.player_protocol import MoveRequest
 from arena.runtime.round import RoundLimits, RoundRunner, RoundState, fresh_registers
 from arena.runtime.seat import MovePolicy, Seat
 

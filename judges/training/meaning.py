@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.runtime.judge_protocol import Judge, ScoreRequest
+from arena.protocols.judge import Judge, ScoreRequest
 from judges.training.corpus import Story, general_vocabulary
 
 

@@ -9,7 +9,7 @@ import pytest
 from arena.analysis.clipping import ClippedJudge, cap_for, clip_bits, default_epsilon
 from arena.analysis.memo import MemoJudge
 from arena.errors import ConfigError
-from arena.runtime.judge_protocol import JudgeInfo, ScoreRequest
+from arena.protocols.judge import JudgeInfo, ScoreRequest
 from judges.ngram import NgramJudge
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena.runtime.judge_protocol import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from judges.encoded import EncodedRequest
 
 

@@ -175,7 +175,7 @@ async def test_related_words_help_more_than_random_words(judge: Any) -> None:
 
 @pytest.mark.torch
 async def test_generated_stories_are_seeded_and_on_topic(judge: Any) -> None:
-    from arena.runtime.judge_protocol import GenerateRequest
+    from arena.protocols.judge import GenerateRequest
 
     reqs = [GenerateRequest("owl lantern moss fern", max_tokens=40, seed=s) for s in (1, 1, 2)]
     a, b, c = await judge.generate(reqs)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from arena.errors import ConfigError, JudgeError
-from arena.runtime.judge_protocol import GenerateRequest, Judge, JudgeInfo, ScoreRequest
+from arena.protocols.judge import GenerateRequest, Judge, JudgeInfo, ScoreRequest
 from arena.specs import parse_spec
 
 pytestmark = pytest.mark.torch
@@ -197,7 +197,7 @@ async def test_generate_is_seeded_and_batch_independent(hf_judge: Any) -> None:
 
 GEN_SCRIPT = """
 import asyncio, json, sys
-from arena.runtime.judge_protocol import GenerateRequest
+from arena.protocols.judge import GenerateRequest
 from judges.hf import HFJudge
 judge = HFJudge.from_pretrained(sys.argv[1])
 out = asyncio.run(judge.generate([GenerateRequest("", 16, 1234), GenerateRequest("the", 9, 5)]))

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from arena.errors import UnknownNameError
+from arena.protocols.judge import ScoreRequest
 from arena.registry import Registry
-from arena.runtime.judge_protocol import ScoreRequest
 
 
 @pytest.mark.torch

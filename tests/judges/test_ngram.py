@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from arena.errors import ConfigError, JudgeError, UnknownNameError
 from arena.lang.ast import Dialect
-from arena.runtime.judge_protocol import GenerateRequest, Judge, ScoreRequest, TokenScores
+from arena.protocols.judge import GenerateRequest, Judge, ScoreRequest, TokenScores
 from judges.ngram import (
     ALPHABET,
     VOCAB,
@@ -255,7 +255,7 @@ async def test_aclose_is_harmless() -> None:
 
 PROBE = """
 import asyncio, json
-from arena.runtime.judge_protocol import GenerateRequest, ScoreRequest
+from arena.protocols.judge import GenerateRequest, ScoreRequest
 from judges.ngram import NgramJudge
 j = NgramJudge()
 scores = asyncio.run(j.score([ScoreRequest("The ducks swim, naïvely.", "A river. ", "xgl"),

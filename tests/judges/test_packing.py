@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from arena.runtime.judge_protocol import ScoreRequest
+from arena.protocols.judge import ScoreRequest
 from judges.batching import choose_width, pack_rows, packed_cost, plan_packed_batches
 from judges.packing import cluster_by_prefix, layout_row, pad_row, plan_rows, trie_size
 

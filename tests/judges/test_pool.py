@@ -11,7 +11,7 @@ import pytest
 
 from arena.errors import JudgeError
 from arena.events import JudgeStats, event_from_json
-from arena.runtime.judge_protocol import GenerateRequest, Judge, JudgeInfo, ScoreRequest
+from arena.protocols.judge import GenerateRequest, Judge, JudgeInfo, ScoreRequest
 from judges.pool import JudgePool
 
 from .instrumented import Instrumented, TextOnly

@@ -13,7 +13,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from arena.errors import ConfigError, JudgeError
-from arena.runtime.judge_protocol import GenerateRequest, Judge, ScoreRequest
+from arena.protocols.judge import GenerateRequest, Judge, ScoreRequest
 from arena.specs import parse_spec
 from judges.pool import JudgePool
 from judges.remote_client import RemoteJudge, create_remote_judge

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.lang.truth import FALSE_ANSWER, TRUE_ANSWER, truth_prompt, truth_requests, truth_verdict
-from arena.runtime.judge_protocol import TokenScores
+from arena.protocols.judge import TokenScores
 from judges.ngram import NgramJudge
 
 

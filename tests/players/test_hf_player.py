@@ -8,7 +8,7 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import GameView, MoveRequest, Player
+from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
 from judges.ngram import NgramJudge
 from players.hf_player import HFPlayer, create_hf_player, first_line

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from arena.errors import ConfigError
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import GameView, HistoryItem, MoveRequest, RevealedValue
+from arena.protocols.player import GameView, HistoryItem, MoveRequest, RevealedValue
 from arena.specs import parse_spec
 from judges.ngram import NgramJudge
 from players.human_player import HumanPlayer, create_human_player, render_request

@@ -13,7 +13,7 @@ import pytest
 
 from arena.errors import ConfigError, PlayerError
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import GameView, MoveRequest, Player
+from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
 from judges.ngram import NgramJudge
 from players.llm_player import LLMPlayer, Usage, backoff_delay, create_llm_player, is_retryable

@@ -19,8 +19,8 @@ from urllib.parse import urlencode
 import pytest
 
 from arena.plugin_types import PlayerContext
+from arena.protocols.player import MoveRequest, Player
 from arena.runtime.maps import GameMap
-from arena.runtime.player_protocol import MoveRequest, Player
 from arena.specs import parse_spec
 from judges.ngram import NgramJudge
 from players.llm_player import create_llm_player

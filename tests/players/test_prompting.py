@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.runtime.player_protocol import (
+from arena.protocols.player import (
     GameView,
     HistoryItem,
     MoveRequest,

@@ -14,7 +14,7 @@ import pytest
 
 from arena.errors import ConfigError, PlayerError
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import GameView, MoveRequest, Player
+from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
 from players.random_words import WORDS, RandomWordsPlayer, create_random_player
 from players.scripted import ScriptedPlayer, create_scripted_player
@@ -128,7 +128,7 @@ def test_random_is_reproducible_in_another_process() -> None:
     script = """
 import asyncio, json
 from arena.plugin_types import PlayerContext
-from arena.runtime.player_protocol import GameView, MoveRequest
+from arena.protocols.player import GameView, MoveRequest
 from arena.specs import parse_spec
 from players.random_words import create_random_player
 req = MoveRequest(game=GameView(name="g", code="elicit(s, 10)", dialect="xgl"), role="black",

@@ -10,8 +10,8 @@ import pytest
 from arena.errors import ConfigError
 from arena.lang.loader import load_game
 from arena.plugin_types import PlayerContext
-from arena.runtime.judge_protocol import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
-from arena.runtime.player_protocol import MoveRequest
+from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.player import MoveRequest
 from arena.runtime.simulate import simulate_move
 from arena.specs import parse_spec
 from judges.ngram import NgramJudge

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from arena.plugin_manager import create_plugin_manager
+from arena.protocols.player import GameView, MoveRequest
 from arena.registry import Registry
-from arena.runtime.player_protocol import GameView, MoveRequest
 
 GOOD_MODULE = '''
 from arena.hookspecs import hookimpl

@@ -20,10 +20,10 @@ from arena.plugin_types import (
     PlayerEntry,
     StorySourceEntry,
 )
+from arena.protocols.judge import Judge
+from arena.protocols.player import MoveRequest
+from arena.protocols.story import StoryRequest
 from arena.registry import Registry
-from arena.runtime.judge_protocol import Judge
-from arena.runtime.player_protocol import MoveRequest
-from arena.runtime.story_protocol import StoryRequest
 from arena.specs import Spec, parse_spec
 from players.scripted import ScriptedPlayer
 

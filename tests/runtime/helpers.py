@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.lang.loader import load_game
-from arena.runtime.judge_protocol import Judge
+from arena.protocols.judge import Judge
+from arena.protocols.player import GameView, MoveRequest
 from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig, MatchResult, play_match
-from arena.runtime.player_protocol import GameView, MoveRequest
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy, Seat
 

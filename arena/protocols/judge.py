@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from arena.lang.ast import Dialect
+from arena.protocols.dialect import Dialect
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
-from arena.lang.ast import Dialect
+from arena.protocols.dialect import Dialect
 
 
 @dataclass(frozen=True)
