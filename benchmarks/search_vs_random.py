@@ -16,7 +16,7 @@ import asyncio
 import statistics
 import time
 
-from arena.analysis.matches import build_players, load_entry, play_seeded, resolve_game_map
+from arena.match_setup import build_players, load_entry, play_seeded, resolve_game_map
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 

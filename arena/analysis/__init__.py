@@ -5,8 +5,6 @@ playthroughs. Judges and players are reached through the registry by name only."
 from __future__ import annotations
 
 from arena.analysis.clipping import ClippedJudge, clip_bits
-from arena.analysis.header import GameHeader, header_problems, read_header
-from arena.analysis.matches import LoadedGame, cap_replays, load_entry, load_game_ref, play_seeded
 from arena.analysis.playability import PlayabilityReport, arms_curve, assess_curve, run_playability
 from arena.analysis.ranking import CandidateScore, spearman
 from arena.analysis.smoke import CheckReport, check_game
@@ -16,21 +14,13 @@ __all__ = [
     "CandidateScore",
     "CheckReport",
     "ClippedJudge",
-    "GameHeader",
-    "LoadedGame",
     "PlayabilityReport",
     "WellPosedness",
     "arms_curve",
     "assess_curve",
-    "cap_replays",
     "check_game",
     "check_well_posed",
     "clip_bits",
-    "header_problems",
-    "load_entry",
-    "load_game_ref",
-    "play_seeded",
-    "read_header",
     "run_playability",
     "spearman",
 ]

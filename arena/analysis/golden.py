@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.analysis.matches import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
+from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 

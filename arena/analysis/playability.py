@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.analysis.matches import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
 from arena.errors import ConfigError
+from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.analysis.header import header_problems
-from arena.analysis.matches import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
 from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.errors import ArenaError
+from arena.lang.header import header_problems
+from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 

@@ -56,7 +56,6 @@ from arena.analysis.candidates import (
     string_literals,
 )
 from arena.analysis.clipping import ClippedJudge
-from arena.analysis.matches import DEFAULT_MAX_REPLAY, LoadedGame, play_seeded, resolve_game_map
 from arena.analysis.memo import MemoJudge
 from arena.analysis.ranking import (
     CandidateScore,
@@ -66,6 +65,7 @@ from arena.analysis.ranking import (
     spearman,
 )
 from arena.lang import names
+from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, play_seeded, resolve_game_map
 from arena.protocols.judge import Judge
 from arena.protocols.player import Player
 from arena.runtime.maps import GameMap

@@ -15,11 +15,11 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.analysis.golden import update_goldens, verify_goldens
-from arena.analysis.matches import DEFAULT_MAX_REPLAY, LoadedGame, load_entry, load_game_ref
 from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.smoke import CheckReport, check_game, static_failure
 from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.errors import ConfigError, GameSyntaxError
+from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, load_entry, load_game_ref
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 

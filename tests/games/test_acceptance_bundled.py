@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.analysis.matches import load_entry
 from arena.analysis.smoke import check_game
+from arena.match_setup import load_entry
 from arena.registry import Registry
 
 REPO = Path(__file__).resolve().parents[2]

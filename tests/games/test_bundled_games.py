@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.analysis.header import header_problems, read_header
-from arena.analysis.matches import cap_replays, load_entry
 from arena.lang import ast
+from arena.lang.header import header_problems, read_header
+from arena.match_setup import cap_replays, load_entry
 from arena.registry import Registry
 
 REPO = Path(__file__).resolve().parents[2]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.analysis.matches import load_entry
 from arena.analysis.playability import arms_curve, assess_curve, run_playability
 from arena.errors import ConfigError
+from arena.match_setup import load_entry
 from arena.registry import Registry
 
 REGISTRY = Registry.load()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena.analysis.matches import LoadedGame, load_entry
 from arena.analysis.smoke import check_game
+from arena.match_setup import LoadedGame, load_entry
 from arena.plugin_types import GameEntry
 from arena.registry import Registry
 

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from arena.analysis.matches import load_entry
 from arena.analysis.ranking import CandidateScore, near_best, regret, resolution, spearman
 from arena.analysis.wellposed import check_well_posed
 from arena.errors import ConfigError
+from arena.match_setup import load_entry
 from arena.registry import Registry
 
 REGISTRY = Registry.load()

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from arena.analysis.golden import update_goldens
-from arena.analysis.matches import load_entry
+from arena.match_setup import load_entry
 from arena.registry import Registry
 
 GOLDEN_DIR = Path(__file__).resolve().parent

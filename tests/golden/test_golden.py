@@ -20,7 +20,7 @@ from arena.analysis.golden import (
     read_record,
     record_golden,
 )
-from arena.analysis.matches import load_entry
+from arena.match_setup import load_entry
 from arena.registry import Registry
 
 GOLDEN_DIR = Path(__file__).resolve().parent

@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena.analysis.header import GameHeader, read_header
 from arena.commands.play import load_game_source
 from arena.errors import ConfigError
 from arena.events import Event
 from arena.lang import ast
+from arena.lang.header import GameHeader, read_header
 from arena.lang.loader import load_game
 from arena.plugin_types import GameEntry, PlayerContext
 from arena.protocols.judge import Judge
