@@ -6,13 +6,13 @@ Kept apart from the registry so that plugin modules import only these small type
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 
 from arena.errors import PluginError
 from arena.lang.ast import Dialect
+from arena.lang.header import dialect_of, read_header
 from arena.protocols.judge import Judge
 from arena.protocols.player import Player
 from arena.protocols.story import StorySource
@@ -85,9 +85,6 @@ class StorySourceEntry:
     params_doc: str = ""
 
 
-_HEADER_KEY = re.compile(r"#\s*([A-Za-z_]+)\s*:\s*(.*)")
-
-
 @dataclass(frozen=True)
 class GameEntry:
     """A game's source text and metadata.
@@ -110,40 +107,24 @@ class GameEntry:
 
     @classmethod
     def from_source(cls, source: str, filename: str, name: str | None = None) -> GameEntry:
-        """Build an entry from a game text, reading its leading comment header.
+        """Build an entry from a game text, reading its header with the one header reader
+        (`arena.lang.header`), so an entry's dialect is the one every loader finds.
 
-        Recognised header lines: ``# dialect: xgl|xent``, ``# version: X`` and
-        ``# measures: ...``. The description is the ``measures`` line, else the first
-        other header comment. The dialect defaults to the file extension.
+        Used header lines: the ``# dialect: xgl|xent`` pragma, ``# version: X`` and
+        ``# measures: ...``. The description is the ``measures`` line, else the title. The
+        dialect defaults to the file extension; an unknown pragma name is left for the
+        loader to report (dialect None).
         """
-        meta: dict[str, str] = {}
-        first_comment = ""
-        for line in source.splitlines():
-            stripped = line.strip()
-            if not stripped.startswith("#"):
-                break  # the header is the run of comment lines at the top
-            match = _HEADER_KEY.fullmatch(stripped)
-            key = match.group(1).lower() if match else ""
-            if match and key in ("dialect", "version", "measures"):
-                meta.setdefault(key, match.group(2).strip())
-            elif not first_comment:
-                first_comment = stripped.lstrip("#").strip()
+        header = read_header(source)
         path = PurePath(filename)
-        dialect = _dialect(meta.get("dialect") or path.suffix.lstrip("."))
+        dialect = None if header.pragmas and header.dialect is None else dialect_of(
+            header, path.name
+        )
         return cls(
             name=check_name("game", name if name is not None else path.stem),
             source=source,
             filename=path.name,
             dialect=dialect,
-            version=meta.get("version") or "1",
-            description=meta.get("measures") or first_comment,
+            version=header.get("version") or "1",
+            description=header.get("measures") or header.title,
         )
-
-
-def _dialect(text: str) -> Dialect | None:
-    low = text.strip().lower()
-    if low == "xgl":
-        return "xgl"
-    if low == "xent":
-        return "xent"
-    return None

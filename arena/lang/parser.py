@@ -1,7 +1,8 @@
 """XGL parser: game text -> `Program` of `Instruction`s, with an exact span on every node.
 
-Splits the text into lines, picks the dialect, reads the header comments and parses each
-line with `arena.lang.line_parser`, collecting every problem before reporting.
+Splits the text into lines, reads the header (`arena.lang.header`: dialect pragma and
+description), and parses each line with `arena.lang.line_parser`, collecting every problem
+before reporting.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 
 from arena.errors import Diagnostic, GameSyntaxError, UnknownNameError, did_you_mean
 from arena.lang.ast import DIALECTS, INSTRUCTIONS, Call, Dialect, Instruction, Program
+from arena.lang.header import dialect_of, header_diagnostics, read_header, split_lines
 from arena.lang.lexer import XGLSyntaxProblem
 from arena.lang.line_parser import (
     INSTRUCTION_NAMES,
@@ -48,94 +50,19 @@ class ParseResult:
 
 
 _APPARENT_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-_PRAGMA = re.compile(r"\s*#\s*dialect\s*:\s*(.*?)\s*$", re.IGNORECASE)
-
-
-def split_lines(source: str) -> list[str]:
-    """The lines of a game; a trailing newline does not add a line, CRLF is accepted."""
-    if not source:
-        return []
-    lines = source.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
-
-
-def _known_dialect(name: str) -> Dialect | None:
-    for dialect in DIALECTS:
-        if dialect == name.lower():
-            return dialect
-    return None
-
-
-def _dialect_from_filename(filename: str) -> Dialect:
-    return "xent" if filename.lower().endswith(".xent") else "xgl"
 
 
 def detect_dialect(source: str, filename: str = "<game>", dialect: str | None = None) -> Dialect:
-    """The dialect of a game: `dialect` if given, else a first line `# dialect: NAME`, else
-    the file extension (`.xent` -> xent, anything else -> xgl).
+    """The dialect of a game: `dialect` if given, else the header's `# dialect: NAME`
+    pragma, else the file extension (`.xent` -> xent, anything else -> xgl); see
+    `arena.lang.header`.
 
     Raises UnknownNameError for a dialect name that is neither xgl nor xent."""
-    if dialect is not None:
-        return _require_dialect(dialect)
-    lines = split_lines(source)
-    match = _PRAGMA.match(lines[0]) if lines else None
-    if match:
-        return _require_dialect(match.group(1))
-    return _dialect_from_filename(filename)
-
-
-def _require_dialect(name: str) -> Dialect:
-    known = _known_dialect(name)
-    if known is None:
-        raise UnknownNameError(
-            "dialect", name, DIALECTS, "Write '# dialect: xgl' or '# dialect: xent'."
-        )
-    return known
-
-
-def _pragma_dialect(
-    lines: list[str], diagnostics: list[Diagnostic], filename: str
-) -> Dialect | None:
-    """The dialect named on line 1, or None; an unknown name becomes a diagnostic."""
-    match = _PRAGMA.match(lines[0]) if lines else None
-    if not match:
-        return None
-    known = _known_dialect(match.group(1))
-    if known is None:
-        name = match.group(1)
-        col = match.start(1)
-        diagnostics.append(
-            Diagnostic(
-                filename,
-                1,
-                col,
-                max(col + len(name), col + 1),
-                f"Unknown dialect '{name}'.{did_you_mean(name, DIALECTS)}",
-                lines[0],
-                "write '# dialect: xgl' or '# dialect: xent'",
-            )
-        )
-    return known
-
-
-def _header(lines: list[str]) -> tuple[str, ...]:
-    """The comment lines before the first instruction, without '#' and one space.
-
-    The `# dialect:` line is metadata, not description, and is left out."""
-    header: list[str] = []
-    for number, text in enumerate(lines, start=1):
-        stripped = text.strip()
-        if not stripped:
-            continue
-        if not stripped.startswith("#"):
-            break
-        if number == 1 and _PRAGMA.match(text):
-            continue
-        body = stripped[1:]
-        header.append(body[1:] if body.startswith(" ") else body)
-    return tuple(header)
+    header = read_header(source)
+    if dialect is None and header.pragmas and header.dialect is None:
+        fix = "Write '# dialect: xgl' or '# dialect: xent'."
+        raise UnknownNameError("dialect", header.pragmas[0].name, DIALECTS, fix)
+    return dialect_of(header, filename, dialect)
 
 
 def _unknown_instruction(call: Call, filename: str, text: str) -> Diagnostic:
@@ -162,11 +89,9 @@ def parse_source(source: str, filename: str = "<game>", dialect: str | None = No
 
     Raises UnknownNameError only for an unknown explicit `dialect` argument."""
     lines = split_lines(source)
-    diagnostics: list[Diagnostic] = []
-    chosen = _require_dialect(dialect) if dialect is not None else None
-    pragma = _pragma_dialect(lines, diagnostics, filename)
-    if chosen is None:
-        chosen = pragma or _dialect_from_filename(filename)
+    header = read_header(source)
+    chosen = dialect_of(header, filename, dialect)
+    diagnostics = header_diagnostics(header, filename)
     instructions: list[Instruction] = []
     unparsed: dict[int, str] = {}
     for number, text in enumerate(lines, start=1):
@@ -210,7 +135,7 @@ def parse_source(source: str, filename: str = "<game>", dialect: str | None = No
         dialect=chosen,
         filename=filename,
         line_count=len(lines),
-        header=_header(lines),
+        header=header.lines,
     )
     ordered = tuple(sorted(diagnostics, key=lambda d: (d.line, d.col)))
     return ParseResult(program, ordered, unparsed)

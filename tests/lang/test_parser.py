@@ -314,7 +314,7 @@ def test_header_is_empty_without_leading_comments() -> None:
         ("elicit(t, 10)", "games/g.xgl", None, "xgl"),
         ("elicit(t, 10)", "<game>", None, "xgl"),
         ("# dialect: xent\nelicit(t, 10)", "g.xent", "xgl", "xgl"),
-        ("elicit(t, 10)\n# dialect: xent", "g.xgl", None, "xgl"),
+        ("# Title\n\n# dialect: xent\nelicit(t, 10)", "g.xgl", None, "xent"),
     ],
 )
 def test_dialect_detection(source: str, filename: str, override: str | None, expected: str) -> None:

@@ -33,7 +33,8 @@ def test_defaults_and_dialect_override() -> None:
     assert entry.description == "A tiny game"
     bare = GameEntry.from_source("assign(s='a')\n# version: 9\n", "bare.xent")
     assert (bare.dialect, bare.version, bare.description) == ("xent", "1", "")
-    assert GameEntry.from_source("", "odd.txt", name="odd").dialect is None
+    # any other extension reads as xgl, as the parser reads it
+    assert GameEntry.from_source("", "odd.txt", name="odd").dialect == "xgl"
 
 
 def test_games_in_directory(tmp_path: Path) -> None:
