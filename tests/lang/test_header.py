@@ -12,11 +12,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from arena.match_setup import load_entry, load_game_ref
 from arena.errors import GameSyntaxError
 from arena.hookspecs import hookimpl
 from arena.lang.header import read_header
 from arena.lang.parser import parse_program
+from arena.match_setup import load_entry, load_game_ref
 from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import GameEntry
 from arena.registry import Registry
