@@ -4,9 +4,9 @@ A `MoveRequest` is exactly the player's information set (XGL.md section 4), so b
 the prompt from it alone is what keeps hidden registers out of every model's context.
 The prompt has two parts: a fixed system text (who the player is, how XGL works, the
 answer format) and a user text with the game code, the visible state, the player's own
-history with per-token reward feedback, and the task. Feedback is bounded: at most
-`PromptOptions.max_feedback_tokens` tokens per reward term and the most recent
-`PromptOptions.max_previous_rounds` earlier rounds are shown.
+history with reward feedback (per-token only over texts the player has seen), and the
+task. Feedback is bounded: at most `PromptOptions.max_feedback_tokens` tokens per reward
+term and the most recent `PromptOptions.max_previous_rounds` earlier rounds are shown.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ How XGL games work:
 - reward(player, amount) gives the player a score in bits computed by the judge, a language
   model. xent(s | t) is the cross-entropy of text s given text t as context (how surprising
   s is after t); xed(s | t) = xent(s) - xent(s | t) is how much t helps predict s;
-  nex = -xent and dex = -xed. Scores are sums over s's tokens, and you are told every
-  token's value.
+  nex = -xent and dex = -xed. Scores are sums over s's tokens. You are told every token's
+  value where you have seen all the texts involved; terms involving text hidden from you
+  are told as their total only.
 - ensure(condition, ...) requires conditions; if one fails the last elicit is asked again
   and the player is told which condition failed. Too many failures forfeit the round.
 - beacon(flag) and replay(flag, n) repeat a block of lines up to n more times.
@@ -106,15 +107,17 @@ def system_text(request: MoveRequest, options: PromptOptions) -> str:
 
 
 def render_term(term: RewardTermView, max_tokens: int) -> str:
-    """One reward term with its per-token values (bits, before the coefficient)."""
+    """One reward term with its per-token values (bits, before the coefficient); terms over
+    text hidden from the player come as one total without values (XGL.md section 4)."""
+    if term.hidden:
+        return (
+            f"  {term.source}: {term.total:+.2f} bits in all (these terms involve text hidden "
+            "from you: total only, no per-token values)"
+        )
     counted = f" counted x{term.coefficient}" if term.coefficient != 1 else ""
     head = f"  {term.source}{counted}: {term.total:+.2f} bits"
     shown = term.bits[:max_tokens]
-    if term.tokens:
-        cells = [f"{_quote(tok)} {bit:+.2f}" for tok, bit in zip(term.tokens, shown, strict=False)]
-    else:  # the scored text is hidden from this player: values only
-        cells = [f"#{i} {bit:+.2f}" for i, bit in enumerate(shown, start=1)]
-        head += " (the scored text is hidden from you; values by token position)"
+    cells = [f"{_quote(tok)} {bit:+.2f}" for tok, bit in zip(term.tokens, shown, strict=False)]
     rest = term.bits[max_tokens:]
     if rest:
         cells.append(f"... {len(rest)} more tokens totalling {sum(rest):+.2f}")

@@ -13,6 +13,11 @@ arena -> agent
     longer moves are cut), ``visible {register: value}``, ``reveals [{label, value,
     line}]``, ``history [...]`` (own moves, rewards, failed ensures, reveals this round),
     ``previous_rounds``, ``attempt``, ``failed_condition``, ``omniscient``, ``seed``.
+    A reward item's ``terms`` carry per-token ``bits`` and ``tokens`` only for terms over
+    texts the agent has seen; the terms that score or condition on hidden text come as one
+    entry with ``hidden: true``, empty ``bits``/``tokens`` and their combined ``total``
+    rounded to 0.01 bits (XGL.md section 4). ``seed`` is for the agent's own randomness:
+    derived with a key the arena keeps secret, it says nothing about the map.
     ``{"type": "error", "request_id": "9f..." | null, "message": "..."}`` when a message
     from the agent was rejected; a rejected move fails that attempt (the arena retries with
     a new observation, then forfeits the seat).

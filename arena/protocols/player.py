@@ -36,17 +36,19 @@ class RevealedValue:
 
 @dataclass(frozen=True)
 class RewardTermView:
-    """One xent term of a reward as the rewarded player sees it.
+    """One xent term of a reward as the rewarded player sees it (`arena.runtime.feedback`).
 
-    `tokens` is empty when the scored text is not in the player's information set: the
-    per-token values are shown, the hidden text is not.
+    When the term scores or conditions on text the player has not seen, `hidden` is true:
+    `bits` and `tokens` are empty and `total` (rounded to 0.01 bits) is the combined total
+    of every such term of the reward, whose sources `source` lists with their signs.
     """
 
     source: str  # e.g. "xed(s|t)"
     coefficient: int
-    bits: tuple[float, ...]
+    bits: tuple[float, ...]  # per-token values before the coefficient
     tokens: tuple[str, ...]
-    total: float
+    total: float  # coefficient included
+    hidden: bool = False
 
 
 @dataclass(frozen=True)

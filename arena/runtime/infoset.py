@@ -13,11 +13,8 @@ from dataclasses import dataclass, field
 
 from arena.lang import names
 from arena.lang.values import Text, XentSum
-from arena.protocols.player import (
-    HistoryItem,
-    RevealedValue,
-    RewardTermView,
-)
+from arena.protocols.player import HistoryItem, RevealedValue
+from arena.runtime.feedback import reward_feedback
 
 
 def render_register(value: Text | list[str]) -> str:
@@ -38,10 +35,15 @@ class InfoSet:
         return self.player in names.OMNISCIENT
 
     def known_texts(
-        self, registers: Mapping[str, Text | list[str]], referenced: Collection[str]
+        self,
+        registers: Mapping[str, Text | list[str]],
+        referenced: Collection[str],
+        literals: Collection[str] = (),
     ) -> set[str]:
-        """Every string this player has legitimately seen so far."""
-        known = {r.value for r in self.reveals}
+        """Every string this player has legitimately seen so far (the game code's string
+        literals are public)."""
+        known = set(literals)
+        known.update(r.value for r in self.reveals)
         for item in self.history:
             known.update(item.moves.values())
         known.update(self.visible(registers, referenced).values())
@@ -72,19 +74,15 @@ class InfoSet:
         amount: XentSum,
         registers: Mapping[str, Text | list[str]],
         referenced: Collection[str],
+        literals: Collection[str] = (),
     ) -> None:
-        """Record a reward; token texts of hidden targets are withheld, values are not."""
-        known = None if self.omniscient else self.known_texts(registers, referenced)
-        terms = tuple(
-            RewardTermView(
-                source=t.source,
-                coefficient=t.coefficient,
-                bits=t.bits,
-                tokens=t.tokens if known is None or t.target in known else (),
-                total=t.total,
-            )
-            for t in amount.terms
-        )
-        self.history.append(
-            HistoryItem(kind="reward", line=line, reward=amount.total, terms=terms)
-        )
+        """Record a reward as this player may see it (`arena.runtime.feedback`): terms
+        over hidden text as one rounded total, per-token values only over seen text."""
+        known = None if self.omniscient else self.known_texts(registers, referenced, literals)
+        total, terms = reward_feedback(amount, known)
+        self.history.append(HistoryItem(kind="reward", line=line, reward=total, terms=terms))
+
+    def round_score(self) -> float:
+        """This player's round score as it can know it: the sum of its rewards as shown
+        (exactly the score for omniscient players, rounded where text was hidden)."""
+        return float(sum(item.reward for item in self.history if item.kind == "reward"))

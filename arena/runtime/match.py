@@ -127,7 +127,9 @@ async def play_match(
                 RoundMemory(
                     round=number,
                     history=tuple(outcome.infosets[role].history),
-                    score=outcome.scores[role],
+                    score=None
+                    if outcome.scores[role] is None
+                    else outcome.infosets[role].round_score(),
                 )
             )
         if outcome.forfeited_by is not None:

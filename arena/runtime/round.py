@@ -106,6 +106,21 @@ def _find_referenced(program: ast.Program) -> frozenset[str]:
     return frozenset(found)
 
 
+def string_literals(program: ast.Program) -> frozenset[str]:
+    """The program's string literals: public, since every player knows the game code."""
+    found: set[str] = set()
+
+    def walk(expr: ast.Expr) -> None:
+        if isinstance(expr, ast.Str):
+            found.add(expr.value)
+        for child in ast.iter_children(expr):
+            walk(child)
+
+    for instruction in program.instructions:
+        walk(instruction.call)
+    return frozenset(found)
+
+
 _EMPTY_STRINGS: dict[str, Text | list[str]] = {r: Text("") for r in names.STRING_REGISTERS}
 
 
@@ -149,6 +164,7 @@ class RoundRunner:
         self.emit = emit
         self.rng = random.Random(derive_seed("play", play_seed, round_number))
         self.referenced = referenced_registers(program)
+        self.literals = string_literals(program)
 
     async def run(self) -> RoundOutcome:
         state = RoundState(
@@ -373,7 +389,9 @@ class RoundRunner:
         if player == "env" or player not in self.seats:
             return
         state.scores[player] += amount.total
-        state.infosets[player].add_reward(line, amount, state.registers, self.referenced)
+        state.infosets[player].add_reward(
+            line, amount, state.registers, self.referenced, self.literals
+        )
         self.emit(
             ev.Reward(
                 round=self.round,

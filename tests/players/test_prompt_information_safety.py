@@ -162,7 +162,7 @@ replay(flag_1, 2)
 async def test_guessing_game_never_shows_the_hidden_story() -> None:
     logs = await play(GUESSING, {"bob": ["lantern"]}, {"1:40": "marmalade under moonlight"})
     check(logs, {"bob": {"marmalade", "moonlight"}}, {"bob": {"guess the hidden", "lantern"}})
-    assert "hidden from you" in logs["bob"].prompts  # reward values shown, tokens withheld
+    assert "hidden from you" in logs["bob"].prompts  # reward total shown, no per-token values
 
 
 RELAY = """\

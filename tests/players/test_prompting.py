@@ -116,11 +116,12 @@ def test_per_token_feedback_is_bounded() -> None:
     assert "90 more tokens totalling +45.00" in text
 
 
-def test_hidden_scored_text_shows_values_by_position() -> None:
-    term = RewardTermView(source="xed(s | t)", coefficient=1, bits=(0.25, 1.5), tokens=(),
-                          total=1.75)
+def test_terms_over_hidden_text_show_their_total_only() -> None:
+    term = RewardTermView(source="xed(s | t) - xed(t | s)", coefficient=1, bits=(),
+                          tokens=(), total=1.75, hidden=True)
     text = render_term(term, max_tokens=10)
-    assert "#1 +0.25" in text and "#2 +1.50" in text and "hidden from you" in text
+    assert "xed(s | t) - xed(t | s): +1.75 bits in all" in text and "hidden from you" in text
+    assert "per token" not in text and "#1" not in text
 
 
 def test_first_attempt_has_no_failure_notice_and_omniscient_is_told() -> None:

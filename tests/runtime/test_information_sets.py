@@ -60,7 +60,9 @@ async def test_reward_breakdown_withholds_hidden_token_texts(judge: NgramJudge) 
     stories = {"1:9": "zebra quartz hidden words"}
     await run_game(source, {"bob": bob}, judge, game_map=GameMap(0, stories))
     (reward,) = [h for h in bob.requests[1].history if h.kind == "reward"]
-    assert reward.terms[0].bits and not reward.terms[0].tokens  # values yes, hidden text no
+    (term,) = reward.terms  # total only: per-token values would spell the hidden story
+    assert term.hidden and not term.bits and not term.tokens
+    assert term.total == round(reward.reward, 2) and term.total != 0
     assert "zebra" not in everything_received(bob)
 
 
