@@ -192,8 +192,9 @@ class JudgePool:
     # ------------------------------------------------------------------ metrics
 
     def metrics(self) -> dict[str, float]:
-        """Counters since creation (see `PoolMetrics.snapshot` for the keys)."""
-        return self._metrics.snapshot()
+        """Counters since creation (see `PoolMetrics.snapshot` for the keys), plus
+        `queue_depth`: requests waiting for a batch now."""
+        return {**self._metrics.snapshot(), "queue_depth": float(len(self._pending))}
 
     def batch_shapes(self) -> list[tuple[int, int]]:
         """(rows, longest row in tokens) of recent batches, oldest first."""

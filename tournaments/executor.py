@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 
 from arena import __version__
+from arena.events import Event
 from arena.protocols.judge import Judge
 from arena.protocols.story import StorySource
 from arena.registry import Registry
@@ -40,9 +41,10 @@ from arena.storage import (
 )
 from tournaments.config import JUDGE_STORIES
 from tournaments.config_errors import redact
+from tournaments.live_reporter import LiveReporter
 from tournaments.match_task import EventHook, MatchContext, play_plan
 from tournaments.prepare import PreparedTournament
-from tournaments.progress import NoProgress, ProgressSink
+from tournaments.progress import NoProgress, ProgressSink, judge_metrics
 from tournaments.schedule import MatchPlan
 
 
@@ -200,6 +202,16 @@ async def run_tournament(
     planned = len(tournament.plans)
     summary = RunSummary(run_id, planned, planned - len(pending), len(pending))
     limits = Limits(concurrency or config.concurrency.global_, config.concurrency.providers)
+    live = LiveReporter(
+        store, run_id=run_id, tournament_id=setup.tournament_id, total=planned,
+        done_before=summary.already_done, metrics=judge_metrics(judge),
+    )
+
+    def observe(event: Event, key: str) -> None:
+        live.on_event(event, key)
+        if on_event is not None:
+            on_event(event, key)
+
     context = MatchContext(
         registry=registry,
         judge=judge,
@@ -212,7 +224,7 @@ async def run_tournament(
         judge_id=setup.judge_id,
         participant_ids=setup.participant_ids,
         game_ids=game_ids,
-        on_event=on_event,
+        on_event=observe,
     )
 
     def stored(match: FinishedMatch, written: bool) -> None:
@@ -222,9 +234,11 @@ async def run_tournament(
             summary.rounds += match.rounds if match.status != MATCH_ERROR else 0
         else:
             summary.duplicates += 1
+        live.stored(match, written)
         sink.stored(match, written)
 
     sink.start(summary.planned, summary.already_done)
+    await live.start()
     try:
         source = story_source(tournament, registry, judge)
         maps, failed = await _resolve_maps(pending, tournament, store, source, game_ids, limits)
@@ -237,7 +251,11 @@ async def run_tournament(
             async with limits.slot(providers):
                 map_id, game_map = maps[(plan.game, plan.map_index)]
                 game = tournament.games[plan.game]
-                match = await play_plan(plan, game, game_map, map_id, context)
+                live.match_started(plan)
+                try:
+                    match = await play_plan(plan, game, game_map, map_id, context)
+                finally:
+                    live.match_ended(plan.key)
             writer.submit(match)
 
         async with MatchWriter(store, on_written=stored) as writer, asyncio.TaskGroup() as group:
@@ -260,5 +278,7 @@ async def run_tournament(
     finally:
         summary.wall_s = time.perf_counter() - started
         sink.close()
+        live.finish(summary.status)
+        await asyncio.shield(live.close())
         await asyncio.shield(asyncio.to_thread(store.finish_run, run_id, summary.status))
     return summary

@@ -32,8 +32,10 @@ from apscheduler.triggers.base import BaseTrigger
 from arena.errors import ArenaError
 from arena.registry import Registry
 from arena.storage import Store
+from arena.storage.live import write_scheduler_beat
 from arena.storage.schedule_runs import note_next_run
 from arena.storage.snapshots import ScheduleRecord, schedules
+from arena.storage.tables import utcnow
 from tournaments.recurring import describe_trigger, trigger_for
 from tournaments.schedule_runner import LEASE_S, SCHEDULED, process_owner, run_schedule
 
@@ -67,6 +69,7 @@ class SchedulerService:
         )
         self._jobs: dict[str, tuple[object, ...]] = {}  # schedule name -> fingerprint
         self._active: set[asyncio.Task[object]] = set()
+        self._started = utcnow()
 
     async def serve(self, stop: asyncio.Event) -> None:
         """Run until `stop` is set, then cancel runs in flight and return."""
@@ -76,6 +79,7 @@ class SchedulerService:
             while not stop.is_set():
                 try:
                     await self.sync()
+                    await self._beat("running")
                 except Exception:  # e.g. the database is briefly unreachable: retry later
                     log.exception("could not read the schedules; retrying in %gs", self.sync_s)
                 with contextlib.suppress(TimeoutError):
@@ -83,7 +87,16 @@ class SchedulerService:
         finally:
             self._scheduler.shutdown(wait=False)
             await self._cancel_runs()
+            with contextlib.suppress(Exception):  # the database may be what stopped us
+                await self._beat("stopped")
             log.info("scheduler %s stopped", self.owner)
+
+    async def _beat(self, status: str) -> None:
+        """This process's heartbeat for dashboards (next fire times are in the schedules)."""
+        await asyncio.to_thread(
+            write_scheduler_beat, self.store.engine, self.owner, status=status,
+            schedules=len(self._jobs), running=len(self._active), started_at=self._started,
+        )
 
     async def sync(self) -> None:
         """Bring the jobs in line with the schedules table."""

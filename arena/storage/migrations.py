@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 from arena.storage import tables
 from arena.storage.engine import StorageError, write_engine
 
-CURRENT_VERSION = 3
+CURRENT_VERSION = 4
 
 Migration = Callable[[Connection], None]
 
@@ -63,7 +63,14 @@ def _to_v3(connection: Connection) -> None:
         connection.exec_driver_sql(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE BIGINT")
 
 
-MIGRATIONS: dict[int, Migration] = {2: _to_v2, 3: _to_v3}
+def _to_v4(connection: Connection) -> None:
+    """Live state for dashboards: run heartbeats, matches in flight, judge pool health,
+    scheduler heartbeats (new tables only)."""
+    for table in _LIVE_TABLES:
+        tables.table_of(table).create(connection, checkfirst=True)
+
+
+MIGRATIONS: dict[int, Migration] = {2: _to_v2, 3: _to_v3, 4: _to_v4}
 
 
 def schema_version(connection: Connection) -> int | None:
@@ -116,6 +123,12 @@ def migrate(
     return found
 
 
+_LIVE_TABLES: tuple[type[SQLModel], ...] = (
+    tables.LiveRun,
+    tables.LiveMatch,
+    tables.LiveJudge,
+    tables.LiveScheduler,
+)
 _TABLES: tuple[type[SQLModel], ...] = (
     tables.SchemaVersion,
     tables.Tournament,
@@ -131,4 +144,5 @@ _TABLES: tuple[type[SQLModel], ...] = (
     tables.RatingSnapshot,
     tables.Schedule,
     tables.ScheduleRun,
+    *_LIVE_TABLES,
 )

@@ -241,3 +241,73 @@ class ScheduleRun(SQLModel, table=True):
     error: str | None = Field(default=None, sa_column=_text(nullable=True))
     started_at: datetime = Field(default_factory=utcnow)
     finished_at: datetime | None = None
+
+
+class LiveRun(SQLModel, table=True):
+    """The heartbeat of a tournament run (schema v4): progress written by the executor at
+    most once a second, so a dashboard in another process or on another machine can follow
+    it. `updated_at` far in the past while `status` is running means the process is gone."""
+
+    __tablename__ = "live_runs"
+
+    run_id: int = Field(primary_key=True, foreign_key="runs.id")
+    tournament_id: int = Field(foreign_key="tournaments.id", index=True)
+    status: str = Field(description="running, done, incomplete, interrupted or failed")
+    total: int = Field(description="matches in the schedule")
+    done_before: int = Field(description="matches already stored when the run started")
+    done: int = Field(default=0, description="matches stored by this run")
+    errors: int = 0
+    forfeits: int = Field(default=0, description="seats that forfeited in this run's matches")
+    in_flight: int = 0
+    matches_per_min: float = Field(default=0.0, description="over this run's wall time")
+    eta_s: float | None = Field(default=None, description="remaining / rate; None before any")
+    host: str = ""
+    pid: int = 0
+    started_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class LiveMatch(SQLModel, table=True):
+    """A match being played now (schema v4); its row goes when it is stored."""
+
+    __tablename__ = "live_matches"
+    __table_args__ = (UniqueConstraint("run_id", "key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="runs.id", index=True)
+    key: str = Field(description="the match's plan key (its stored row will have it)")
+    game: str
+    seats_json: str = Field(sa_column=_text(), description='[{"role", "participant"}]')
+    round: int = Field(default=0, description="the round being played (0: not started)")
+    rounds: int
+    started_at: datetime = Field(default_factory=utcnow)
+
+
+class LiveJudge(SQLModel, table=True):
+    """The judge pool's health during a run (schema v4), beside its heartbeat."""
+
+    __tablename__ = "live_judges"
+
+    run_id: int = Field(primary_key=True, foreign_key="runs.id")
+    queue_depth: int = 0
+    mean_batch_size: float = 0.0
+    cache_hit_rate: float = 0.0
+    tokens_per_s: float = 0.0
+    requests: int = 0
+    batches: int = 0
+    stats_json: str = Field(default="{}", sa_column=_text(), description="all pool metrics")
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class LiveScheduler(SQLModel, table=True):
+    """The heartbeat of an `arena scheduler` process (schema v4); next fire times are in
+    `schedules.next_run_at`."""
+
+    __tablename__ = "live_schedulers"
+
+    owner: str = Field(primary_key=True, description="host:pid:token")
+    status: str = Field(description="running or stopped")
+    schedules: int = Field(default=0, description="enabled schedules it runs")
+    running: int = Field(default=0, description="schedule runs in flight")
+    started_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)

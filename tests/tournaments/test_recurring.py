@@ -21,6 +21,7 @@ import pytest
 from arena.errors import UnknownNameError
 from arena.registry import Registry
 from arena.storage import Store, sqlite_url
+from arena.storage.live import scheduler_beats
 from arena.storage.queries import match_counts
 from arena.storage.schedule_runs import ScheduleRunRecord, acquire_lease, schedule_runs
 from arena.storage.snapshots import mark_schedule_run, rating_snapshots, schedules
@@ -195,6 +196,8 @@ async def test_a_fire_time_missed_while_no_scheduler_ran_is_caught_up_once(tmp_p
     stop.set()
     await serving
     assert service.job_names() == ["on-time", "small"]
+    (beat,) = scheduler_beats(store.engine)  # the dashboard sees the scheduler and its end
+    assert (beat.owner, beat.status, beat.schedules, beat.stale) == (service.owner, "stopped", 2, False)
     assert [r.trigger for r in schedule_runs(store.engine, "small")] == ["scheduled"]
     assert schedule_runs(store.engine, "on-time") == []
     upcoming = {s.name: s.next_run_at for s in schedules(store.engine)}

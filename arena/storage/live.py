@@ -1,0 +1,352 @@
+"""Live state of running tournaments and schedulers (schema v4): written by the executor and
+the scheduler, read by the dashboard, possibly in another process or on another machine.
+
+Writes replace whole rows (a run's heartbeat, its judge's health, its matches in flight) in
+one short transaction; the executor calls them at most about once a second
+(`tournaments.live_reporter`). Reads return plain frozen dataclasses.
+
+A heartbeat is `stale` when it says running but was not updated for `STALE_AFTER_S`: the
+process was killed (or its machine lost) without marking the run finished.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine, Table, select
+from sqlalchemy.engine import Connection
+
+from arena.storage import tables as t
+from arena.storage.engine import write_engine
+
+LIVE_RUNS = t.table_of(t.LiveRun)
+LIVE_MATCHES = t.table_of(t.LiveMatch)
+LIVE_JUDGES = t.table_of(t.LiveJudge)
+LIVE_SCHEDULERS = t.table_of(t.LiveScheduler)
+TOURNAMENTS = t.table_of(t.Tournament)
+SCHEDULES = t.table_of(t.Schedule)
+
+RUNNING = "running"
+STALE_AFTER_S = 60.0
+
+
+# ------------------------------------------------------------------------------ records
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    """A run's heartbeat. `total` counts the whole schedule; `done_before` matches were
+    stored before this run started and `done` by it."""
+
+    run_id: int
+    tournament_id: int
+    status: str
+    total: int
+    done_before: int
+    done: int = 0
+    errors: int = 0
+    forfeits: int = 0
+    in_flight: int = 0
+    matches_per_min: float = 0.0
+    eta_s: float | None = None
+    host: str = ""
+    pid: int = 0
+    started_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class LiveRunRecord:
+    progress: RunProgress
+    tournament: str
+    stale: bool  # says running, but its process stopped writing (killed?)
+
+    @property
+    def finished(self) -> int:
+        """Matches of the schedule stored so far (before and during this run)."""
+        return self.progress.done_before + self.progress.done
+
+    @property
+    def remaining(self) -> int:
+        return max(self.progress.total - self.finished, 0)
+
+
+@dataclass(frozen=True)
+class MatchInFlight:
+    run_id: int
+    key: str
+    game: str
+    seats: tuple[tuple[str, str], ...]  # (role, participant)
+    round: int  # 0 before its first round
+    rounds: int
+    started_at: datetime
+
+
+@dataclass(frozen=True)
+class JudgeHealth:
+    run_id: int
+    queue_depth: int
+    mean_batch_size: float
+    cache_hit_rate: float
+    tokens_per_s: float
+    requests: int
+    batches: int
+    stats: Mapping[str, float]
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class SchedulerBeat:
+    owner: str
+    status: str
+    schedules: int
+    running: int
+    started_at: datetime
+    updated_at: datetime
+    stale: bool
+
+
+@dataclass(frozen=True)
+class NextRun:
+    schedule: str
+    next_run_at: datetime | None
+    last_run_at: datetime | None
+    enabled: bool
+    running_owner: str | None  # the process holding its lease now, if any
+
+
+# ------------------------------------------------------------------------------ writes
+
+
+def judge_health(run_id: int, stats: Mapping[str, float]) -> JudgeHealth:
+    """A judge pool's metrics (`JudgePool.metrics()`) as the row the dashboard shows."""
+    requests = float(stats.get("requests", 0.0))
+    hits = float(stats.get("cache_hits", 0.0))
+    return JudgeHealth(
+        run_id=run_id,
+        queue_depth=int(stats.get("queue_depth", 0.0)),
+        mean_batch_size=float(stats.get("mean_batch_size", 0.0)),
+        cache_hit_rate=hits / requests if requests else 0.0,
+        tokens_per_s=float(stats.get("tokens_per_s", 0.0)),
+        requests=int(requests),
+        batches=int(stats.get("batches", 0.0)),
+        stats={k: float(v) for k, v in stats.items()},
+        updated_at=t.utcnow(),
+    )
+
+
+def write_live(
+    engine: Engine,
+    progress: RunProgress,
+    in_flight: Sequence[MatchInFlight] | None = None,
+    judge: JudgeHealth | None = None,
+) -> None:
+    """Replace the run's heartbeat, and (when given) its matches in flight and judge health,
+    in one transaction."""
+    row = {
+        "tournament_id": progress.tournament_id,
+        "status": progress.status,
+        "total": progress.total,
+        "done_before": progress.done_before,
+        "done": progress.done,
+        "errors": progress.errors,
+        "forfeits": progress.forfeits,
+        "in_flight": progress.in_flight,
+        "matches_per_min": progress.matches_per_min,
+        "eta_s": progress.eta_s,
+        "host": progress.host,
+        "pid": progress.pid,
+        "started_at": progress.started_at or t.utcnow(),
+        "updated_at": t.utcnow(),
+    }
+    with write_engine(engine).begin() as conn:
+        _upsert(conn, LIVE_RUNS, "run_id", progress.run_id, row)
+        if in_flight is not None:
+            conn.execute(LIVE_MATCHES.delete().where(LIVE_MATCHES.c.run_id == progress.run_id))
+            if in_flight:
+                conn.execute(LIVE_MATCHES.insert(), [_match_row(m) for m in in_flight])
+        if judge is not None:
+            _upsert(conn, LIVE_JUDGES, "run_id", judge.run_id, _judge_row(judge))
+
+
+def write_scheduler_beat(
+    engine: Engine, owner: str, *, status: str, schedules: int, running: int,
+    started_at: datetime,
+) -> None:
+    """Replace the heartbeat of scheduler process `owner`."""
+    row = {
+        "status": status,
+        "schedules": schedules,
+        "running": running,
+        "started_at": started_at,
+        "updated_at": t.utcnow(),
+    }
+    with write_engine(engine).begin() as conn:
+        _upsert(conn, LIVE_SCHEDULERS, "owner", owner, row)
+
+
+def _upsert(
+    conn: Connection, table: Table, key: str, ident: object, row: Mapping[str, object]
+) -> None:
+    """UPDATE the row keyed `ident`, INSERT it when there is none (portable: the caller
+    holds the write lock, so nobody inserts in between on SQLite; a run's or scheduler's
+    row has a single writer on every backend)."""
+    updated = conn.execute(table.update().where(table.c[key] == ident).values(**row)).rowcount
+    if updated == 0:
+        conn.execute(table.insert().values(**{key: ident}, **row))
+
+
+def _match_row(match: MatchInFlight) -> dict[str, object]:
+    seats = [{"role": role, "participant": who} for role, who in match.seats]
+    return {
+        "run_id": match.run_id,
+        "key": match.key,
+        "game": match.game,
+        "seats_json": json.dumps(seats),
+        "round": match.round,
+        "rounds": match.rounds,
+        "started_at": match.started_at,
+    }
+
+
+def _judge_row(judge: JudgeHealth) -> dict[str, object]:
+    return {
+        "queue_depth": judge.queue_depth,
+        "mean_batch_size": judge.mean_batch_size,
+        "cache_hit_rate": judge.cache_hit_rate,
+        "tokens_per_s": judge.tokens_per_s,
+        "requests": judge.requests,
+        "batches": judge.batches,
+        "stats_json": json.dumps(dict(judge.stats), sort_keys=True),
+        "updated_at": judge.updated_at,
+    }
+
+
+# ------------------------------------------------------------------------------ reads
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands timestamps back without a zone; they are UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _is_stale(status: str, updated_at: datetime, now: datetime, after_s: float) -> bool:
+    return status == RUNNING and now - _aware(updated_at) > timedelta(seconds=after_s)
+
+
+def live_runs(
+    engine: Engine,
+    *,
+    running_only: bool = False,
+    tournament: str | None = None,
+    limit: int = 50,
+    now: datetime | None = None,
+    stale_after_s: float = STALE_AFTER_S,
+) -> list[LiveRunRecord]:
+    """Run heartbeats, the latest run first (`running_only`: those still running, stale or
+    not)."""
+    query = (
+        select(LIVE_RUNS, TOURNAMENTS.c.name)
+        .join(TOURNAMENTS, TOURNAMENTS.c.id == LIVE_RUNS.c.tournament_id)
+        .order_by(LIVE_RUNS.c.run_id.desc())
+        .limit(limit)
+    )
+    if running_only:
+        query = query.where(LIVE_RUNS.c.status == RUNNING)
+    if tournament is not None:
+        query = query.where(TOURNAMENTS.c.name == tournament)
+    moment = now or datetime.now(UTC)
+    with engine.connect() as conn:
+        rows = conn.execute(query).mappings().all()
+    out = []
+    for r in rows:
+        progress = RunProgress(
+            run_id=r["run_id"], tournament_id=r["tournament_id"], status=r["status"],
+            total=r["total"], done_before=r["done_before"], done=r["done"],
+            errors=r["errors"], forfeits=r["forfeits"], in_flight=r["in_flight"],
+            matches_per_min=r["matches_per_min"], eta_s=r["eta_s"], host=r["host"],
+            pid=r["pid"], started_at=_aware(r["started_at"]), updated_at=_aware(r["updated_at"]),
+        )
+        stale = _is_stale(r["status"], r["updated_at"], moment, stale_after_s)
+        out.append(LiveRunRecord(progress, r["name"], stale))
+    return out
+
+
+def matches_in_flight(engine: Engine, run_id: int | None = None) -> list[MatchInFlight]:
+    """Matches being played (of one run, or of every run), the oldest first."""
+    query = select(LIVE_MATCHES).order_by(LIVE_MATCHES.c.started_at, LIVE_MATCHES.c.id)
+    if run_id is not None:
+        query = query.where(LIVE_MATCHES.c.run_id == run_id)
+    with engine.connect() as conn:
+        rows = conn.execute(query).mappings().all()
+    return [
+        MatchInFlight(
+            run_id=r["run_id"], key=r["key"], game=r["game"],
+            seats=tuple((s["role"], s["participant"]) for s in json.loads(r["seats_json"])),
+            round=r["round"], rounds=r["rounds"], started_at=_aware(r["started_at"]),
+        )
+        for r in rows
+    ]
+
+
+def judge_pool_health(engine: Engine, run_id: int) -> JudgeHealth | None:
+    """The judge pool's latest health during run `run_id` (None when never written)."""
+    with engine.connect() as conn:
+        r = conn.execute(select(LIVE_JUDGES).where(LIVE_JUDGES.c.run_id == run_id)).mappings()
+        row = r.first()
+    if row is None:
+        return None
+    return JudgeHealth(
+        run_id=row["run_id"], queue_depth=row["queue_depth"],
+        mean_batch_size=row["mean_batch_size"], cache_hit_rate=row["cache_hit_rate"],
+        tokens_per_s=row["tokens_per_s"], requests=row["requests"], batches=row["batches"],
+        stats=json.loads(row["stats_json"]), updated_at=_aware(row["updated_at"]),
+    )
+
+
+def scheduler_beats(
+    engine: Engine, *, now: datetime | None = None, stale_after_s: float = STALE_AFTER_S
+) -> list[SchedulerBeat]:
+    """Heartbeats of scheduler processes, the latest first."""
+    moment = now or datetime.now(UTC)
+    query = select(LIVE_SCHEDULERS).order_by(LIVE_SCHEDULERS.c.updated_at.desc())
+    with engine.connect() as conn:
+        rows = conn.execute(query).mappings().all()
+    return [
+        SchedulerBeat(
+            owner=r["owner"], status=r["status"], schedules=r["schedules"],
+            running=r["running"], started_at=_aware(r["started_at"]),
+            updated_at=_aware(r["updated_at"]),
+            stale=_is_stale(r["status"], r["updated_at"], moment, stale_after_s),
+        )
+        for r in rows
+    ]
+
+
+def next_runs(engine: Engine) -> list[NextRun]:
+    """Recurring schedules by their next fire time (soonest first; unknown times last)."""
+    query = select(
+        SCHEDULES.c.name, SCHEDULES.c.next_run_at, SCHEDULES.c.last_run_at,
+        SCHEDULES.c.enabled, SCHEDULES.c.lease_owner, SCHEDULES.c.lease_until,
+    )
+    moment = datetime.now(UTC)
+    with engine.connect() as conn:
+        rows = conn.execute(query).mappings().all()
+    found = []
+    for r in rows:
+        until = r["lease_until"]
+        holder = r["lease_owner"] if until is not None and _aware(until) > moment else None
+        found.append(
+            NextRun(
+                schedule=r["name"],
+                next_run_at=None if r["next_run_at"] is None else _aware(r["next_run_at"]),
+                last_run_at=None if r["last_run_at"] is None else _aware(r["last_run_at"]),
+                enabled=bool(r["enabled"]),
+                running_owner=holder,
+            )
+        )
+    far = datetime.max.replace(tzinfo=UTC)
+    return sorted(found, key=lambda n: (n.next_run_at or far, n.schedule))
