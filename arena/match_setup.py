@@ -1,22 +1,30 @@
-"""Loading a game (registered name or file) and playing seeded matches with Python objects.
+"""Loading a game and setting up a match: the one home of both.
 
-`arena play` assembles a match from CLI specs; the analysis tools need the same assembly
-with a judge object they may wrap (clipping, caching), players they build themselves and
-replay loops capped so that smoke runs stay fast.
+`load_game_ref` turns a game file path or a registered game name (bundled or from a plugin)
+into a parsed, checked `LoadedGame`. `build_match` alone turns a loaded game and seat specs
+into a playable `Match`: the game view every player sees, the match config and the seats,
+with every event passed on to the plugins' `arena_on_event` hook. `arena play`, the
+`arena games` tools (smoke, well-posedness, playability, golden playthroughs), the
+tournament executor and the tests all go through here (DESIGN.md, "Data flow").
+
+`build_match` takes small, serialisable inputs (spec strings, seeds, limits) besides the
+judge and the registry, so a worker process can build the same match from a plan.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import TracebackType
 
-from arena.commands.play import load_game_source
-from arena.errors import ConfigError
+from arena.errors import ConfigError, UnknownNameError
 from arena.events import Event
 from arena.lang import ast
 from arena.lang.header import GameHeader, read_header
 from arena.lang.loader import load_game
+from arena.plugin_manager import dispatch_event, has_event_listeners
 from arena.plugin_types import GameEntry, PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, Player
@@ -27,11 +35,18 @@ from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy, Seat
 
 DEFAULT_MAX_REPLAY = 2  # loops run at most 3 times in smoke runs and golden playthroughs
+GAME_SUFFIXES = (".xgl", ".xent")
+# Analysis runs (smoke checks, playability): a stuck player fails its move within a minute.
+ANALYSIS_POLICY = MovePolicy(timeout_s=60.0)
 
 
 @dataclass(frozen=True)
 class LoadedGame:
-    """A parsed, checked game with its metadata."""
+    """A parsed, checked game with its metadata.
+
+    Attributes:
+        name: what players and records call the game (file stem, registered name or label).
+    """
 
     name: str
     source: str
@@ -58,6 +73,7 @@ class LoadedGame:
 
     @property
     def view(self) -> GameView:
+        """What every player knows about the game: its code and metadata."""
         return GameView(
             name=self.name,
             code=self.source,
@@ -67,29 +83,66 @@ class LoadedGame:
         )
 
 
-def _loaded(source: str, filename: str, version: str, dialect: str | None) -> LoadedGame:
-    program = load_game(source, filename=filename, dialect=dialect)
-    header = read_header(source)
+def load_entry(
+    entry: GameEntry, *, dialect: str | None = None, name: str | None = None
+) -> LoadedGame:
+    """Load a game entry (registered, or read from a file); `dialect` overrides the entry's.
+
+    Raises GameSyntaxError listing every problem if the game does not check."""
+    program = load_game(entry.source, filename=entry.filename, dialect=dialect or entry.dialect)
+    header = read_header(entry.source)
     return LoadedGame(
-        name=Path(filename).stem,
-        source=source,
-        filename=filename,
-        version=version or header.get("version") or "1",
+        name=name or entry.name,
+        source=entry.source,
+        filename=entry.filename,
+        version=entry.version or header.get("version") or "1",
         program=program,
         header=header,
     )
 
 
-def load_game_ref(ref: str, registry: Registry, dialect: str | None = None) -> LoadedGame:
-    """Load a game file path or a registered game name (GameSyntaxError if it does not
-    check, UnknownNameError listing the games if the name is unknown)."""
-    source, filename, version, chosen = load_game_source(ref, dialect, registry)
-    return _loaded(source, filename, version, chosen)
+def load_game_text(
+    source: str, filename: str, *, dialect: str | None = None, name: str | None = None
+) -> LoadedGame:
+    """Load a game from its text, read exactly as a registered game's file would be;
+    diagnostics name `filename` as given (a path, for a file)."""
+    # Any file stem is accepted as a name here; registered names are checked at registration.
+    entry = GameEntry.from_source(source, filename, "game")
+    entry = replace(entry, name=Path(filename).stem, filename=filename)
+    return load_entry(entry, dialect=dialect, name=name)
 
 
-def load_entry(entry: GameEntry) -> LoadedGame:
-    """Load a registered game entry."""
-    return _loaded(entry.source, entry.filename, entry.version, entry.dialect)
+def load_game_ref(
+    ref: str,
+    registry: Registry,
+    *,
+    dialect: str | None = None,
+    base_dir: Path | None = None,
+    name: str | None = None,
+) -> LoadedGame:
+    """Load a game file path (relative to `base_dir` if given) or a registered game name.
+
+    Raises GameSyntaxError if the game does not check, ConfigError for a path that names
+    no file, UnknownNameError listing the games for an unknown name."""
+    path = Path(ref).expanduser()
+    if base_dir is not None and not path.is_absolute():
+        path = base_dir / path
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        return load_game_text(text, str(path), dialect=dialect, name=name)
+    if "/" in ref or ref.endswith(GAME_SUFFIXES):
+        where = " (relative to the file)" if base_dir is not None else ""
+        raise ConfigError(
+            f"No game file at {path}. Check the path{where}, or give a registered game name "
+            "(`arena games list`)."
+        )
+    if ref not in registry.game_names():
+        raise UnknownNameError(
+            "game", ref, registry.game_names(),
+            "Run `arena games list` to see them, or give a path to a .xgl/.xent file.",
+        )
+    entry = registry.game(ref)
+    return load_entry(entry, dialect=dialect, name=name)
 
 
 def cap_replays(program: ast.Program, cap: int | None) -> ast.Program:
@@ -112,56 +165,162 @@ def cap_replays(program: ast.Program, cap: int | None) -> ast.Program:
     return replace(program, instructions=tuple(changed))
 
 
-def build_players(
-    registry: Registry, specs: Mapping[str, str], judge: Judge, seed: int
-) -> dict[str, Player]:
-    """One player per role from its spec (e.g. ``random``), seeded like `arena play`."""
-    return {
-        role: registry.create_player(spec, PlayerContext(judge=judge, seed=seed, role=role))
-        for role, spec in specs.items()
-    }
-
-
 async def resolve_game_map(game: LoadedGame, judge: Judge, seed: int) -> GameMap:
     """The map of `game` for `seed`, its texts sampled from `judge`."""
     return await resolve_map(game.program, seed, JudgeStorySource(judge))
 
 
-async def play_seeded(
+@dataclass(frozen=True)
+class SeatSpec:
+    """Who sits in one role of a match.
+
+    Attributes:
+        role: the XGL player, e.g. "black".
+        player: a player spec (e.g. "random?words=5"); analysis probes may pass a Player.
+        main: main characters keep their earlier rounds in context; NPCs are memoryless.
+        participant: who sits here, for records (default: the spec).
+        seed: the player's seed (default: the match's play seed).
+    """
+
+    role: str
+    player: str | Player
+    main: bool = True
+    participant: str = ""
+    seed: int | None = None
+
+
+EventCallback = Callable[[Event], None]
+
+
+@dataclass
+class Match:
+    """A match ready to play: game, view, seats and config, built by `build_match`.
+
+    Use it as an async context manager to close the players it built."""
+
+    program: ast.Program
+    view: GameView
+    seats: dict[str, Seat]
+    config: MatchConfig
+    judge: Judge
+    match_id: str
+    emit: EventCallback
+    built: list[Player] = field(default_factory=list)
+
+    async def play(self, game_map: GameMap | None = None) -> MatchResult:
+        """Play every round on `game_map` (default: the map of the play seed, its texts
+        sampled from the judge). Runtime failures end the match with `error` set."""
+        if game_map is None:
+            game_map = await resolve_map(
+                self.program, self.config.play_seed, JudgeStorySource(self.judge)
+            )
+        return await play_match(
+            self.program, self.view, game_map, self.seats, self.judge, self.config, self.emit
+        )
+
+    async def aclose(self) -> None:
+        """Close the players built from specs; a failing close does not change the match."""
+        await _close_players(self.built)
+        self.built.clear()
+
+    async def __aenter__(self) -> Match:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _seat_specs(
+    seats: Mapping[str, str | Player] | Sequence[SeatSpec], main_roles: Sequence[str]
+) -> list[SeatSpec]:
+    if isinstance(seats, Mapping):
+        return [
+            SeatSpec(role, player, main=not main_roles or role in main_roles)
+            for role, player in seats.items()
+        ]
+    return list(seats)
+
+
+async def _close_players(players: Sequence[Player]) -> None:
+    for player in players:
+        close = getattr(player, "aclose", None)
+        if callable(close):
+            with contextlib.suppress(Exception):  # cleaning up never changes a match
+                await close()
+
+
+async def build_match(
     game: LoadedGame,
-    judge: Judge,
-    players: Mapping[str, Player],
+    seats: Mapping[str, str | Player] | Sequence[SeatSpec],
     *,
+    judge: Judge,
+    registry: Registry | None,
     seed: int = 0,
     rounds: int = 1,
     main_roles: Sequence[str] = (),
-    max_replay: int | None = None,
     limits: RoundLimits | None = None,
-    move_timeout: float | None = 60.0,
-    game_map: GameMap | None = None,
-    on_event: Callable[[Event], None] | None = None,
-) -> MatchResult:
-    """Play one match of `game`; the map is resolved from `seed` unless given.
+    policy: MovePolicy | None = None,
+    max_replay: int | None = None,
+    match_id: str | None = None,
+    on_event: EventCallback | None = None,
+) -> Match:
+    """Build one match of `game` with a player in every seat.
 
-    Roles in `main_roles` keep their earlier rounds in context; the others are memoryless
-    NPCs. An empty `main_roles` makes every role a main character, as `arena play` does.
+    `seats` maps roles to player specs (roles in `main_roles` are main characters, every
+    role when it is empty), or lists `SeatSpec`s. `seed` is the play seed and, unless a seat
+    says otherwise, each player's seed. `max_replay` caps `replay` loops (smoke runs).
+    Every event goes to `on_event`, then to the plugins' `arena_on_event` hook of
+    `registry` under `match_id`. `registry` may be None only for analysis probes whose
+    seats are all Player objects: those rounds are not matches and reach no plugin.
+
+    Raises ConfigError (or the plugin's error) if a player cannot be built; the players
+    built before it are closed.
     """
-    program = cap_replays(game.program, max_replay)
-    if game_map is None:
-        game_map = await resolve_game_map(game, judge, seed)
-    seats = {
-        role: Seat(
-            role=role,
-            player=player,
-            main=not main_roles or role in main_roles,
-            participant=player.name,
-        )
-        for role, player in players.items()
-    }
+    match_id = match_id or f"{game.name}:{seed}"
+    built: list[Player] = []
+    made: dict[str, Seat] = {}
+    try:
+        for seat in _seat_specs(seats, main_roles):
+            player = seat.player
+            if isinstance(player, str):
+                if registry is None:
+                    raise ConfigError(f"Seat '{seat.role}' names a player spec but no registry.")
+                context = PlayerContext(
+                    judge=judge, seed=seed if seat.seed is None else seat.seed, role=seat.role
+                )
+                player = registry.create_player(player, context)
+                built.append(player)
+            participant = seat.participant or (
+                seat.player if isinstance(seat.player, str) else player.name
+            )
+            made[seat.role] = Seat(seat.role, player, main=seat.main, participant=participant)
+    except BaseException:
+        await _close_players(built)
+        raise
+    listening = registry is not None and has_event_listeners(registry.plugin_manager)
+
+    def emit(event: Event) -> None:
+        if on_event is not None:
+            on_event(event)
+        if listening and registry is not None:
+            dispatch_event(registry.plugin_manager, event, match_id)
+
     config = MatchConfig(
         rounds=rounds,
         play_seed=seed,
         limits=limits or RoundLimits(),
-        policy=MovePolicy(timeout_s=move_timeout),
+        policy=policy or MovePolicy(),
     )
-    return await play_match(program, game.view, game_map, seats, judge, config, on_event)
+    return Match(
+        program=cap_replays(game.program, max_replay),
+        view=game.view,
+        seats=made,
+        config=config,
+        judge=judge,
+        match_id=match_id,
+        emit=emit,
+        built=built,
+    )

@@ -229,6 +229,12 @@ def iter_hook_results(
             yield impl.plugin_name, result, None
 
 
+def has_event_listeners(pm: PluginManager) -> bool:
+    """Whether some plugin implements `arena_on_event` (matches skip dispatch otherwise)."""
+    caller = getattr(pm.hook, "arena_on_event", None)
+    return caller is not None and bool(caller.get_hookimpls())
+
+
 def dispatch_event(pm: PluginManager, event: Event, match_id: str) -> int:
     """Pass `event` to every `arena_on_event` implementation; return how many failed.
 

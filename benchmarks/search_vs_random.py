@@ -16,7 +16,7 @@ import asyncio
 import statistics
 import time
 
-from arena.match_setup import build_players, load_entry, play_seeded, resolve_game_map
+from arena.match_setup import ANALYSIS_POLICY, build_match, load_entry, resolve_game_map
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 
@@ -41,8 +41,11 @@ async def scores(
     for seed in range(maps):
         game_map = await resolve_game_map(game, judge, seed)
         for spec in specs:
-            players = build_players(registry, {role: spec}, judge, seed)
-            result = await play_seeded(game, judge, players, seed=seed, game_map=game_map)
+            async with await build_match(
+                game, {role: spec}, judge=judge, registry=registry, seed=seed,
+                policy=ANALYSIS_POLICY,
+            ) as match:
+                result = await match.play(game_map)
             best = result.scores[role].best
             out[spec].append(float("-inf") if best is None else best)
     return out

@@ -7,18 +7,16 @@ match's `error`; forfeits are scores. Only cancellation propagates.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from arena.events import Event
-from arena.plugin_types import PlayerContext
+from arena.match_setup import SeatSpec, build_match
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 from arena.runtime.maps import GameMap
-from arena.runtime.match import MatchConfig, MatchResult, SeatScore, play_match
-from arena.runtime.seat import Seat
+from arena.runtime.match import MatchConfig, MatchResult, SeatScore
 from arena.runtime.seeds import derive_seed
 from arena.storage.records import MATCH_DONE, MATCH_ERROR, FinishedMatch, SeatResult
 from arena.storage.tables import utcnow
@@ -26,7 +24,7 @@ from tournaments.config_errors import redact
 from tournaments.prepare import PreparedGame
 from tournaments.schedule import MatchPlan
 
-EventHook = Callable[[Event, str], None]
+EventHook = Callable[[Event, str], None]  # (event, match key)
 
 
 @dataclass(frozen=True)
@@ -41,15 +39,7 @@ class MatchContext:
     judge_id: int
     participant_ids: Mapping[str, int]
     game_ids: Mapping[str, int]
-    on_event: EventHook | None = None
-
-
-async def _close(player: object) -> None:
-    close = getattr(player, "aclose", None)
-    if callable(close):
-        # A player failing to clean up does not change its match.
-        with contextlib.suppress(Exception):
-            await close()
+    on_event: EventHook | None = None  # besides the plugins' hook, which always hears
 
 
 async def play_plan(
@@ -58,37 +48,32 @@ async def play_plan(
     """Play `plan` on its map; never raises except on cancellation."""
     started = utcnow()
     result = MatchResult(events=[], scores={}, error=None)
-    seats: dict[str, Seat] = {}
     hook = ctx.on_event
+    seats = [
+        SeatSpec(
+            s.role, s.spec, main=s.main, participant=s.participant,
+            seed=derive_seed("seat", plan.play_seed, s.role),
+        )
+        for s in plan.seats
+    ]
     try:
-        for s in plan.seats:
-            context = PlayerContext(
-                judge=ctx.judge, seed=derive_seed("seat", plan.play_seed, s.role), role=s.role
-            )
-            player = ctx.registry.create_player(s.spec, context)
-            seats[s.role] = Seat(s.role, player, main=s.main, participant=s.participant)
-        config = MatchConfig(
+        async with await build_match(
+            game.game,
+            seats,
+            judge=ctx.judge,
+            registry=ctx.registry,
+            seed=plan.play_seed,
             rounds=plan.rounds,
-            play_seed=plan.play_seed,
             limits=ctx.config.limits,
             policy=ctx.config.policy,
-        )
-        result = await play_match(
-            game.program,
-            game.view,
-            game_map,
-            seats,
-            ctx.judge,
-            config,
-            None if hook is None else (lambda event: hook(event, plan.key)),
-        )
+            match_id=plan.key,
+            on_event=None if hook is None else (lambda event: hook(event, plan.key)),
+        ) as match:
+            result = await match.play(game_map)
     except Exception as error:  # isolation: this match fails, the tournament goes on
         result = MatchResult(
             events=result.events, scores={}, error=f"{type(error).__name__}: {error}"
         )
-    finally:
-        for seat in seats.values():
-            await _close(seat.player)
     return _record(plan, result, map_id, ctx, started)
 
 

@@ -12,27 +12,25 @@ from pathlib import Path
 
 from arena.errors import ArenaError, UnknownNameError
 from arena.lang.ast import Program
-from arena.lang.loader import load_game
-from arena.plugin_types import GameEntry
-from arena.protocols.player import GameView
+from arena.match_setup import LoadedGame, load_game_ref
 from arena.registry import Registry
-from arena.runtime.match import active_players
 from arena.specs import parse_spec
 from arena.storage.records import GameInfo, ParticipantInfo
 from tournaments.config import JUDGE_STORIES, GameConfig, TournamentConfig
 from tournaments.config_errors import Problem, TournamentConfigError, key_path, redact
 from tournaments.schedule import EVAL, GameSlot, MatchPlan, build_schedule
 
-GAME_SUFFIXES = (".xgl", ".xent")
-
 
 @dataclass(frozen=True)
 class PreparedGame:
     label: str
-    program: Program
-    view: GameView
+    game: LoadedGame  # named by its label
     info: GameInfo
     slot: GameSlot
+
+    @property
+    def program(self) -> Program:
+        return self.game.program
 
 
 @dataclass(frozen=True)
@@ -46,20 +44,6 @@ class PreparedTournament:
 
 def _code_hash(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
-
-
-def _game_entry(game: GameConfig, base_dir: Path, registry: Registry) -> GameEntry:
-    path = Path(game.game).expanduser()
-    path = path if path.is_absolute() else base_dir / path
-    if path.is_file():
-        return GameEntry.from_source(path.read_text(encoding="utf-8"), path.name, game.label)
-    looks_like_path = "/" in game.game or game.game.endswith(GAME_SUFFIXES)
-    if looks_like_path:
-        raise ArenaError(f"no game file at {path}. Check the path (relative to the file).")
-    try:
-        return registry.game(game.game)
-    except UnknownNameError as error:
-        raise ArenaError(f"{error} Or give a path to a .xgl/.xent file.") from None
 
 
 def _npcs(config: TournamentConfig, game: GameConfig, roles: tuple[str, ...]) -> dict[str, str]:
@@ -78,12 +62,12 @@ def _prepare_game(
     where = ("games", index)
     raw = config.model_dump(by_alias=True)
     try:
-        entry = _game_entry(game, config.base_dir, registry)
-        dialect = game.dialect or entry.dialect
-        program = load_game(entry.source, filename=entry.filename, dialect=dialect)
+        loaded = load_game_ref(
+            game.game, registry, dialect=game.dialect, base_dir=config.base_dir, name=game.label
+        )
     except ArenaError as error:
         return None, [Problem(key_path((*where, "game"), raw), str(error), game.game)]
-    roles = active_players(program)
+    program, roles = loaded.program, loaded.roles
     npcs = _npcs(config, game, roles)
     problems = [
         Problem(
@@ -104,20 +88,14 @@ def _prepare_game(
                 game.npc,
             )
         )
-    source_hash = _code_hash(entry.source)
+    source_hash = _code_hash(loaded.source)
+    filename = Path(loaded.filename).name
     info = GameInfo(
-        game.label, entry.version, program.dialect, source_hash, entry.source, entry.filename
-    )
-    view = GameView(
-        name=game.label,
-        code=entry.source,
-        dialect=program.dialect,
-        header="\n".join(program.header),
-        version=entry.version,
+        game.label, loaded.version, program.dialect, source_hash, loaded.source, filename
     )
     slot = GameSlot(
         name=game.label,
-        version=entry.version,
+        version=loaded.version,
         code_hash=source_hash,
         dialect=program.dialect,
         roles=roles,
@@ -126,7 +104,7 @@ def _prepare_game(
         npcs={r: p for r, p in npcs.items() if r in roles},
         max_matches=game.max_matches,
     )
-    return PreparedGame(game.label, program, view, info, slot), problems
+    return PreparedGame(game.label, loaded, info, slot), problems
 
 
 def _participant_info(name: str, spec_text: str, registry: Registry) -> ParticipantInfo:

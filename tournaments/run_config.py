@@ -5,28 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
-from arena.events import Event
-from arena.plugin_manager import dispatch_event
 from arena.registry import Registry
 from arena.storage import Store
 from tournaments.config import TournamentConfig
 from tournaments.executor import RunSummary, run_tournament
-from tournaments.match_task import EventHook
 from tournaments.prepare import prepare_tournament
 from tournaments.progress import ProgressSink, RichProgress, judge_metrics
-
-
-def event_hook(registry: Registry) -> EventHook | None:
-    """Pass events to plugins' `arena_on_event` only when some plugin listens."""
-    pm = registry.plugin_manager
-    caller = getattr(pm.hook, "arena_on_event", None)
-    if caller is None or not caller.get_hookimpls():
-        return None
-
-    def hook(event: Event, key: str) -> None:
-        dispatch_event(pm, event, key)
-
-    return hook
 
 
 async def play_config(
@@ -47,7 +31,7 @@ async def play_config(
     try:
         return await run_tournament(
             prepared, registry=registry, judge=judge, store=store, concurrency=concurrency,
-            progress=sink, on_event=event_hook(registry),
+            progress=sink,
         )
     finally:
         await judge.aclose()

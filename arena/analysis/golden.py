@@ -15,9 +15,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
+from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, build_match
 from arena.protocols.judge import Judge
 from arena.registry import Registry
+from arena.runtime.seat import MovePolicy
 
 GOLDEN_JUDGE = "ngram"
 GOLDEN_SEED = 7
@@ -46,11 +47,12 @@ def golden_spec(role: str) -> str:
 async def record_golden(game: LoadedGame, registry: Registry, judge: Judge) -> dict[str, Any]:
     """Play the golden match of `game` and return its JSON-ready record."""
     specs = {role: golden_spec(role) for role in game.roles}
-    players = build_players(registry, specs, judge, GOLDEN_SEED)
-    result = await play_seeded(
-        game, judge, players, seed=GOLDEN_SEED, rounds=GOLDEN_ROUNDS,
-        max_replay=DEFAULT_MAX_REPLAY, move_timeout=None,
-    )
+    async with await build_match(
+        game, specs, judge=judge, registry=registry, seed=GOLDEN_SEED, rounds=GOLDEN_ROUNDS,
+        max_replay=DEFAULT_MAX_REPLAY, policy=MovePolicy(timeout_s=None),
+        match_id=f"games:golden:{game.name}",
+    ) as match:
+        result = await match.play()
     return {
         "game": game.name,
         "version": game.version,

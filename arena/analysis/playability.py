@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
+from arena.match_setup import ANALYSIS_POLICY, DEFAULT_MAX_REPLAY, LoadedGame, build_match
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 
@@ -107,11 +107,12 @@ async def run_playability(
     for index in range(maps):
         map_seed = seed + index
         specs = {r: (participant if r == main else npc) for r in game.roles}
-        players = build_players(registry, specs, judge, map_seed)
-        result = await play_seeded(
-            game, judge, players, seed=map_seed, rounds=rounds, main_roles=(main,),
-            max_replay=max_replay,
-        )
+        async with await build_match(
+            game, specs, judge=judge, registry=registry, seed=map_seed, rounds=rounds,
+            main_roles=(main,), max_replay=max_replay, policy=ANALYSIS_POLICY,
+            match_id=f"games:playability:{game.name}:{map_seed}",
+        ) as match:
+            result = await match.play()
         scores = list(result.scores[main].rounds)
         per_map.append(tuple(scores + [None] * (rounds - len(scores))))
     curve, dropped = arms_curve(per_map)

@@ -20,7 +20,7 @@ from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.errors import ArenaError
 from arena.lang.header import header_problems
-from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, build_players, play_seeded
+from arena.match_setup import ANALYSIS_POLICY, DEFAULT_MAX_REPLAY, LoadedGame, build_match
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 
@@ -117,8 +117,11 @@ async def smoke_match(
 ) -> SmokeResult:
     """One seeded round with `player` (a spec) in every active seat."""
     specs = dict.fromkeys(game.roles, player)
-    players = build_players(registry, specs, judge, seed)
-    result = await play_seeded(game, judge, players, seed=seed, max_replay=max_replay)
+    async with await build_match(
+        game, specs, judge=judge, registry=registry, seed=seed, max_replay=max_replay,
+        policy=ANALYSIS_POLICY, match_id=f"games:check:{game.name}:{seed}",
+    ) as match:
+        result = await match.play()
     return SmokeResult(
         players=specs,
         scores={role: list(score.rounds) for role, score in result.scores.items()},

@@ -65,11 +65,12 @@ from arena.analysis.ranking import (
     spearman,
 )
 from arena.lang import names
-from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, play_seeded, resolve_game_map
+from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, build_match, resolve_game_map
 from arena.protocols.judge import Judge
 from arena.protocols.player import Player
 from arena.runtime.maps import GameMap
 from arena.runtime.round import RoundLimits
+from arena.runtime.seat import MovePolicy
 from arena.runtime.seeds import derive_seed
 
 NEG_INF = float("-inf")
@@ -134,10 +135,13 @@ class _Valuer:
         players[self.role] = FixedPlayer(candidate, label="candidate")
         if self.opponent:
             players[self.opponent] = self._reply(reply)
-        result = await play_seeded(
-            self.game, judge, players, seed=self.seed, max_replay=self.max_replay,
-            limits=RoundLimits(ensure_budget=0), move_timeout=None, game_map=self.game_map,
+        # A probe of candidate moves, not a match: no registry, so no plugin sees it.
+        match = await build_match(
+            self.game, players, judge=judge, registry=None, seed=self.seed,
+            max_replay=self.max_replay, limits=RoundLimits(ensure_budget=0),
+            policy=MovePolicy(timeout_s=None),
         )
+        result = await match.play(self.game_map)
         if result.error is not None:
             return NEG_INF, False
         score = result.scores[self.role].rounds[0]

@@ -13,15 +13,12 @@ import typer
 from arena.errors import ConfigError
 from arena.events import Event
 from arena.lang.ast import DIALECTS
-from arena.lang.loader import load_game
-from arena.plugin_manager import dispatch_event
-from arena.plugin_types import PlayerContext
+from arena.match_setup import build_match, load_game_ref
 from arena.protocols.player import GameView
 from arena.registry import Registry
-from arena.runtime.maps import JudgeStorySource, resolve_map
-from arena.runtime.match import MatchConfig, MatchResult, active_players, play_match
+from arena.runtime.match import MatchResult
 from arena.runtime.round import RoundLimits
-from arena.runtime.seat import MovePolicy, Seat
+from arena.runtime.seat import MovePolicy
 from arena.transcript import render_event
 
 
@@ -40,17 +37,6 @@ def parse_player_options(options: list[str]) -> dict[str, str]:
     return seats
 
 
-def load_game_source(
-    game: str, dialect: str | None, registry: Registry
-) -> tuple[str, str, str, str | None]:
-    """(source, filename, version, dialect) for a file path or a registered game name."""
-    path = Path(game)
-    if path.is_file():
-        return path.read_text(encoding="utf-8"), str(path), "", dialect
-    entry = registry.game(game)  # raises UnknownNameError listing the games
-    return entry.source, entry.filename, entry.version, dialect or entry.dialect
-
-
 async def run_play(
     game: str,
     judge_spec: str,
@@ -67,46 +53,26 @@ async def run_play(
     if dialect is not None and dialect not in DIALECTS:
         raise ConfigError(f"Unknown dialect '{dialect}'. Valid options: {', '.join(DIALECTS)}.")
     registry = Registry.load()
-    source, filename, version, chosen_dialect = load_game_source(game, dialect, registry)
-    program = load_game(source, filename=filename, dialect=chosen_dialect)
-    match_id = f"play:{Path(filename).stem}:{seed}"
-
-    def emit(event: Event) -> None:
-        if on_event is not None:
-            on_event(event)
-        dispatch_event(registry.plugin_manager, event, match_id)
-
+    loaded = load_game_ref(game, registry, dialect=dialect)
     judge = registry.create_judge(judge_spec)
     try:
-        seats = {
-            role: Seat(
-                role=role,
-                player=registry.create_player(
-                    spec, PlayerContext(judge=judge, seed=seed, role=role)
-                ),
-                main=not main_roles or role in main_roles,
-                participant=spec,
-            )
-            for role, spec in players.items()
-        }
-        view = GameView(
-            name=Path(filename).stem,
-            code=source,
-            dialect=program.dialect,
-            header="\n".join(program.header),
-            version=version,
-        )
-        game_map = await resolve_map(program, seed, JudgeStorySource(judge))
-        config = MatchConfig(
+        async with await build_match(
+            loaded,
+            players,
+            judge=judge,
+            registry=registry,
+            seed=seed,
             rounds=rounds,
-            play_seed=seed,
+            main_roles=main_roles,
             limits=RoundLimits(ensure_budget=ensure_budget, instruction_budget=instruction_budget),
             policy=MovePolicy(timeout_s=move_timeout),
-        )
-        result = await play_match(program, view, game_map, seats, judge, config, emit)
+            match_id=f"play:{Path(loaded.filename).stem}:{seed}",
+            on_event=on_event,
+        ) as match:
+            result = await match.play()
     finally:
         await judge.aclose()
-    report = match_report(view, result, active_players(program))
+    report = match_report(loaded.view, result, loaded.roles)
     return report, result
 
 
