@@ -55,7 +55,7 @@ def check_program(
 class _Checker:
     def __init__(self, program: Program, reporter: Reporter, unparsed: dict[int, str]) -> None:
         self.program, self.report, self.unparsed = program, reporter, unparsed
-        self.kinds = KindInferrer(reporter)
+        self.kinds = KindInferrer(reporter, program.dialect)
         self.first_elicit: int | None = None
         self.setup_end: int | None = None  # line of the first elicit/reward/ensure/beacon
         self.beacons: set[str] = set()

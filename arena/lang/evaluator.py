@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from arena.errors import GameRuntimeError
-from arena.lang import ast, builtins
+from arena.lang import ast, builtins, xent_helpers
 from arena.lang.ast import Dialect
 from arena.lang.truth import truth_requests, truth_verdict
 from arena.lang.values import (
@@ -276,7 +276,7 @@ class Evaluator:
         if func == "story":
             return self._story(call)
         args = [await self.evaluate(arg) for arg in call.args]
-        handler = _PURE_FUNCTIONS.get(func)
+        handler = _PURE_FUNCTIONS[self.env.dialect].get(func)
         if handler is not None:
             texts = [a.text if isinstance(a, Text) else a for a in args]
             return handler(*texts)
@@ -374,11 +374,23 @@ def _expect_list(value: Value) -> list[str]:
     return value
 
 
-_PURE_FUNCTIONS: dict[str, Callable[..., Value]] = {
+_XGL_HELPERS: dict[str, Callable[..., Value]] = {
     "remove_common_words": lambda x, y: Text(builtins.remove_common_words(x, y)),
     "common_word_set": builtins.common_word_set,
     "word_set": builtins.word_set,
     "num_words": builtins.num_words,
     "only_uses_words": builtins.only_uses_words,
     "only_uses_chars": builtins.only_uses_chars,
+}
+
+# Dialect xent follows the reference implementation's word helpers (XGL.md section 9).
+_PURE_FUNCTIONS: dict[Dialect, dict[str, Callable[..., Value]]] = {
+    "xgl": _XGL_HELPERS,
+    "xent": {
+        **_XGL_HELPERS,
+        "remove_common_words": lambda x, y: Text(xent_helpers.remove_common_words(x, y)),
+        "num_words": xent_helpers.num_words,
+        "only_uses_words": xent_helpers.only_uses_words,
+        "only_uses_chars": xent_helpers.only_uses_chars,
+    },
 }

@@ -18,6 +18,7 @@ from arena.lang.ast import (
     BoolOp,
     Call,
     Compare,
+    Dialect,
     Expr,
     Int,
     ListLit,
@@ -97,8 +98,9 @@ def name_span(span: Span, name: str) -> Span:
 class KindInferrer:
     """Infers static kinds and reports every misuse to a Reporter."""
 
-    def __init__(self, reporter: Reporter) -> None:
+    def __init__(self, reporter: Reporter, dialect: Dialect = "xgl") -> None:
         self.report = reporter
+        self.dialect = dialect
 
     def kind(self, expr: Expr) -> StaticKind | None:
         if isinstance(expr, Str):
@@ -255,7 +257,8 @@ class KindInferrer:
                     span,
                     f"'{op}' cannot compare {KIND_NAMES[left]} with {KIND_NAMES[right]}",
                     "< <= > >= == != compare xent sums and integers; == and != also compare "
-                    "strings; 'in' and 'not in' test a string in a string or a list",
+                    "two strings or two lists; 'in' and 'not in' test a string in a string "
+                    "or a list",
                 )
             left_expr, left = right_expr, right
         return "bool" if ok else None
@@ -341,6 +344,8 @@ class KindInferrer:
             )
         for i, arg in enumerate(call.args):
             allowed = sig.params[i] if i < len(sig.params) else ("str",)
+            if self.dialect == "xent" and i in sig.xent_list_args:
+                allowed = (*allowed, "list")
             kind = self.kind(arg)
             if kind is not None and kind not in allowed:
                 ok = False
@@ -411,4 +416,4 @@ def _comparable(op: str, left: str, right: str) -> bool:
         return left == "str" and right in ("str", "list")
     if left in numeric and right in numeric:
         return True
-    return op in ("==", "!=") and left == right == "str"
+    return op in ("==", "!=") and left == right and left in ("str", "list")

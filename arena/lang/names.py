@@ -53,7 +53,8 @@ def is_public(register: str) -> bool:
 class Signature:
     """A built-in function: positional argument kinds (a kind tuple per position allows
     several kinds), how many trailing ones are optional, whether extra `str` arguments are
-    accepted, and the result kind."""
+    accepted, the result kind, and the positions (0-based) that also take a list in dialect
+    xent (its word helpers accept lists, XGL.md section 9)."""
 
     params: tuple[tuple[Kind, ...], ...]
     result: Kind
@@ -61,6 +62,7 @@ class Signature:
     variadic_str: bool = False
     keywords: tuple[str, ...] = ()
     doc: str = ""
+    xent_list_args: tuple[int, ...] = ()
 
 
 _S: tuple[Kind, ...] = ("str",)
@@ -74,11 +76,15 @@ FUNCTIONS: dict[str, Signature] = {
     "dex": Signature((_S, _S), "xent", optional=1, keywords=("o",), doc="dex(s | t, o='')"),
     "is_true": Signature((_S,), "bool", variadic_str=True, doc="is_true(statement, s...)"),
     "is_false": Signature((_S,), "bool", variadic_str=True, doc="is_false(statement, s...)"),
-    "remove_common_words": Signature((_S, _S), "str", doc="remove_common_words(x, y)"),
+    "remove_common_words": Signature(
+        (_S, _S), "str", doc="remove_common_words(x, y)", xent_list_args=(1,)
+    ),
     "common_word_set": Signature((_S, _S), "list", doc="common_word_set(x, y)"),
     "word_set": Signature((_S,), "list", doc="word_set(x)"),
     "num_words": Signature((_S,), "int", doc="num_words(x)"),
-    "only_uses_words": Signature((_S, _S), "bool", doc="only_uses_words(allowed, x)"),
+    "only_uses_words": Signature(
+        (_S, _S), "bool", doc="only_uses_words(allowed, x)", xent_list_args=(0,)
+    ),
     "only_uses_chars": Signature((_S, _S), "bool", doc="only_uses_chars(allowed, x)"),
     "first_n_tokens": Signature((_S, _I), "str", doc="first_n_tokens(x, n)"),
     "last_n_tokens": Signature((_S, _I), "str", doc="last_n_tokens(x, n)"),

@@ -162,6 +162,8 @@ def test_reward_amount_kind_errors(expr: str, fragment: str) -> None:
         "num_words(t) * 2 + 1 > len(s)",
         'only_uses_chars("abc", t)',
         't in ["a", "b"]',
+        'l == ["a"] + l',  # XGL.md section 9: list == list is a condition in both dialects
+        "l != l",
     ],
 )
 def test_valid_ensure_conditions(cond: str) -> None:
@@ -174,7 +176,7 @@ def test_valid_ensure_conditions(cond: str) -> None:
         ("xed(s)", "an ensure condition must be a condition or a string, not a xent sum"),
         ("l", "an ensure condition must be a condition or a string, not a list"),
         ("s < t", "'<' cannot compare a string with a string"),
-        ("l == l", "'==' cannot compare a list with a list"),
+        ("l < l", "'<' cannot compare a list with a list"),
         ("s in 3", "'in' cannot compare a string with an integer"),
         ("xed(s) == s", "'==' cannot compare a xent sum with a string"),
         ("t and xed(s) > 0", "'and' needs conditions, not a string"),
