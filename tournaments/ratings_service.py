@@ -30,6 +30,7 @@ from arena.errors import ConfigError, did_you_mean
 from arena.storage import MATCH_DONE
 from arena.storage.imports import import_sources, tournament_config, tournament_info
 from arena.storage.queries import stored_matches
+from arena.storage.snapshot_draws import DRAWS_KEY, encode_draws
 from arena.storage.snapshots import save_rating_snapshot
 from tournaments.importers import WIN_SHARE
 from tournaments.normalisation import (
@@ -204,9 +205,11 @@ def rating_rows(
 def snapshot_payload(
     inputs: RatingInputs, options: RatingOptions, run_id: int | None = None
 ) -> dict[str, Any]:
-    """What a rating snapshot stores: the rows, how they were computed, and the live Elo."""
+    """What a rating snapshot stores: the rows, how they were computed, the live Elo, and
+    the bootstrap draws (so viewers derive P(rank = k) without refitting)."""
     config = leaderboard_config(inputs, options)
     board = compute_ratings(inputs, options)
+    draws = None if board.draws is None else encode_draws(board.names, board.draws)
     return {
         "tournaments": list(inputs.tournaments),
         "run_id": run_id,
@@ -216,6 +219,7 @@ def snapshot_payload(
         "rows": board.as_dicts(),
         "role_effects": board.role_effects,
         "online_elo": online_elo(inputs),
+        DRAWS_KEY: draws,
     }
 
 

@@ -34,6 +34,7 @@ from tournaments.ratings.outcomes import (
     compare_seats,
     pairwise_outcomes,
 )
+from tournaments.ratings.rank_probabilities import rank_probabilities
 from tournaments.ratings.records import MatchRecord, SeatRecord
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "online_elo",
     "pairwise_outcomes",
     "percentile_intervals",
+    "rank_probabilities",
     "rank_ranges",
     "to_scale",
 ]

@@ -37,7 +37,11 @@ from tournaments.ratings.bradley_terry import (
     fit,
     to_scale,
 )
-from tournaments.ratings.comparisons import ComparisonData, comparisons_from_records
+from tournaments.ratings.comparisons import (
+    ComparisonData,
+    FloatArray,
+    comparisons_from_records,
+)
 from tournaments.ratings.errors import RatingInputError
 from tournaments.ratings.records import MatchRecord
 
@@ -82,6 +86,8 @@ class Leaderboard:
     role_effects: dict[str, float] = field(default_factory=dict)
     fit: BTFit | None = None
     samples: BootstrapResult | None = None
+    draws: FloatArray | None = None  # the resampled ratings on the rows' scale (draw x name)
+    names: tuple[str, ...] = ()  # the columns of `draws`
 
     def as_dicts(self) -> list[dict[str, object]]:
         return [asdict(r) for r in self.rows]
@@ -140,7 +146,7 @@ def leaderboard_from_comparisons(
     rows.sort(key=lambda r: (-r.rating, r.participant))
     unit = ELO_PER_NATURAL if config.scale == "elo" else 1.0
     roles = {role: float(unit * g) for role, g in zip(full.roles, full.role_effects, strict=True)}
-    return Leaderboard(tuple(rows), roles, full, boot)
+    return Leaderboard(tuple(rows), roles, full, boot, scaled, tuple(names))
 
 
 def compute_leaderboard(
