@@ -33,6 +33,7 @@ from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig, MatchResult, active_players, play_match
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy, Seat
+from arena.runtime.seeds import public_seed_key, seat_seed
 
 DEFAULT_MAX_REPLAY = 2  # loops run at most 3 times in smoke runs and golden playthroughs
 GAME_SUFFIXES = (".xgl", ".xent")
@@ -179,7 +180,8 @@ class SeatSpec:
         player: a player spec (e.g. "random?words=5"); analysis probes may pass a Player.
         main: main characters keep their earlier rounds in context; NPCs are memoryless.
         participant: who sits here, for records (default: the spec).
-        seed: the player's seed (default: the match's play seed).
+        seed: the player's context seed (default: keyed from the match's seed key, play
+            seed and role, `arena.runtime.seeds.seat_seed`).
     """
 
     role: str
@@ -252,6 +254,10 @@ async def _close_players(players: Sequence[Player]) -> None:
                 await close()
 
 
+def _maker(registry: Registry, spec: str, context: PlayerContext) -> Callable[[], Player]:
+    return lambda: registry.create_player(spec, context)
+
+
 async def build_match(
     game: LoadedGame,
     seats: Mapping[str, str | Player] | Sequence[SeatSpec],
@@ -266,6 +272,7 @@ async def build_match(
     max_replay: int | None = None,
     match_id: str | None = None,
     on_event: EventCallback | None = None,
+    seed_key: bytes | None = None,
 ) -> Match:
     """Build one match of `game` with a player in every seat.
 
@@ -276,27 +283,37 @@ async def build_match(
     `registry` under `match_id`. `registry` may be None only for analysis probes whose
     seats are all Player objects: those rounds are not matches and reach no plugin.
 
+    `seed_key` keys every seed the players receive (XGL.md section 8): matches between
+    entrants pass a secret one (`arena play` draws one, a tournament keeps one in its
+    database). Left out, it is `public_seed_key(seed)`, so the arena's own analysis runs
+    between built-in players replay from their seed alone. Players built from specs are
+    rebuilt for every round where they sit as NPCs (`Seat.rebuild`).
+
     Raises ConfigError (or the plugin's error) if a player cannot be built; the players
     built before it are closed.
     """
     match_id = match_id or f"{game.name}:{seed}"
+    key = public_seed_key(seed) if seed_key is None else seed_key
     built: list[Player] = []
     made: dict[str, Seat] = {}
     try:
         for seat in _seat_specs(seats, main_roles):
             player = seat.player
+            rebuild: Callable[[], Player] | None = None
             if isinstance(player, str):
                 if registry is None:
                     raise ConfigError(f"Seat '{seat.role}' names a player spec but no registry.")
-                context = PlayerContext(
-                    judge=judge, seed=seed if seat.seed is None else seat.seed, role=seat.role
-                )
-                player = registry.create_player(player, context)
+                player_seed = seat_seed(key, seed, seat.role) if seat.seed is None else seat.seed
+                context = PlayerContext(judge=judge, seed=player_seed, role=seat.role)
+                rebuild = _maker(registry, player, context)
+                player = rebuild()
                 built.append(player)
             participant = seat.participant or (
                 seat.player if isinstance(seat.player, str) else player.name
             )
-            made[seat.role] = Seat(seat.role, player, main=seat.main, participant=participant)
+            made[seat.role] = Seat(
+                seat.role, player, main=seat.main, participant=participant, rebuild=rebuild
+            )
     except BaseException:
         await _close_players(built)
         raise
@@ -311,6 +328,7 @@ async def build_match(
     config = MatchConfig(
         rounds=rounds,
         play_seed=seed,
+        seed_key=key,
         limits=limits or RoundLimits(),
         policy=policy or MovePolicy(),
     )

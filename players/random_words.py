@@ -2,8 +2,9 @@
 
 Each move is `N` words (default: a count from 1 to the request's `max_len`, drawn from the
 same seed) picked from `WORDS`. The draw depends only on the context seed, the `seed`
-parameter, the seat, the request's seed, round, line and attempt, and the register, mixed
-with SHA-256 (never Python's salted `hash()`), so a move is the same in every process.
+parameter, the seat, the request's seed, line and attempt, and the register, mixed with
+SHA-256 (never Python's salted `hash()`), so a move is the same in every process. Not on
+the round: as an NPC it answers the same request the same way in every round.
 """
 
 from __future__ import annotations
@@ -68,8 +69,7 @@ class RandomWordsPlayer:
     def _one(self, request: MoveRequest, register: str) -> str:
         rng = random.Random(
             move_seed(
-                self._seed, self._role, request.seed, request.round, request.line,
-                request.attempt, register,
+                self._seed, self._role, request.seed, request.line, request.attempt, register,
             )
         )
         count = self._words if self._words is not None else rng.randint(1, max(1, request.max_len))

@@ -3,7 +3,8 @@
 One move is consumed per requested register, in order, cycling back to the first move when
 the script runs out; so `elicit(alice, t1, t2, 10)` consumes two moves and a retry after a
 failed `ensure` consumes the next ones. With `?per_round=1` the script restarts at its first
-move at the start of every round (default: it continues across rounds).
+move at the start of every round (default: it continues across rounds). As an NPC it is
+built afresh every round, so its script always restarts there.
 
 Two moves are escapes, for tests of the runtime's error handling:
 - ``<raise>`` makes `move` raise `PlayerError` (the whole request fails);

@@ -187,8 +187,8 @@ class SearchPlayer:
         best = {r: _previous_move(request, r) for r in request.registers}
         for index, register in enumerate(request.registers):
             rng = random.Random(
-                move_seed(self._seed, self._role, request.seed, request.round, request.line,
-                          request.attempt, register)
+                move_seed(self._seed, self._role, request.seed, request.line, request.attempt,
+                          register)
             )
             share = evaluator.left // (len(request.registers) - index)
             search = _RegisterSearch(evaluator, register, best, rng, seen, common, self._beam)

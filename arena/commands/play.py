@@ -19,6 +19,7 @@ from arena.registry import Registry
 from arena.runtime.match import MatchResult
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy
+from arena.runtime.seeds import new_seed_key, parse_seed_key
 from arena.transcript import render_event
 
 
@@ -49,7 +50,11 @@ async def run_play(
     instruction_budget: int,
     move_timeout: float,
     on_event: Callable[[Event], None] | None = None,
+    seed_key: bytes | None = None,
 ) -> tuple[dict[str, Any], MatchResult]:
+    """Play one match. Its seed key (a fresh random one unless given) keys every seed the
+    players receive; it is in the report so that the organiser can replay the match."""
+    key = new_seed_key() if seed_key is None else seed_key
     if dialect is not None and dialect not in DIALECTS:
         raise ConfigError(f"Unknown dialect '{dialect}'. Valid options: {', '.join(DIALECTS)}.")
     registry = Registry.load()
@@ -68,11 +73,13 @@ async def run_play(
             policy=MovePolicy(timeout_s=move_timeout),
             match_id=f"play:{Path(loaded.filename).stem}:{seed}",
             on_event=on_event,
+            seed_key=key,
         ) as match:
             result = await match.play()
     finally:
         await judge.aclose()
     report = match_report(loaded.view, result, loaded.roles)
+    report["seed_key"] = key.hex()
     return report, result
 
 
@@ -107,6 +114,14 @@ def register(app: typer.Typer) -> None:
         judge: Annotated[str, typer.Option(help="Judge spec, e.g. ngram or hf:gpt2.")] = "bundled",
         rounds: Annotated[int, typer.Option(min=1, help="Rounds to play.")] = 1,
         seed: Annotated[int, typer.Option(help="Map and play seed.")] = 0,
+        seed_key: Annotated[
+            str | None,
+            typer.Option(
+                help="Hex key of the seeds players receive, as printed after a match; "
+                "pass it (with the same --seed) to replay that match exactly. "
+                "Default: a fresh random key."
+            ),
+        ] = None,
         dialect: Annotated[str | None, typer.Option(help="xgl or xent (default: detect).")] = None,
         main: Annotated[
             list[str] | None,
@@ -119,6 +134,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Play one match from a game file and print the transcript and scores."""
         seats = parse_player_options(player)
+        key = None if seed_key is None else parse_seed_key(seed_key)
 
         def show(event: Event) -> None:
             if not as_json:
@@ -137,6 +153,7 @@ def register(app: typer.Typer) -> None:
                 instruction_budget,
                 move_timeout,
                 show,
+                key,
             )
         )
         if as_json:
@@ -145,6 +162,10 @@ def register(app: typer.Typer) -> None:
             for role, score in report["scores"].items():
                 best = "forfeit" if score["best"] is None else f"{score['best']:.3f} bits"
                 typer.echo(f"{role}: best {best}; rounds {score['rounds']}")
+            typer.echo(
+                f"seed key: {report['seed_key']} (keep it private; --seed {seed} --seed-key "
+                "KEY replays this match)"
+            )
         if result.error:
             typer.echo(f"error: {result.error}", err=True)
             raise typer.Exit(1)

@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from arena import events as ev
 from arena.errors import ConfigError, GameRuntimeError
 from arena.lang import ast, names
 from arena.protocols.judge import Judge
-from arena.protocols.player import GameView, RoundMemory
+from arena.protocols.player import GameView, Player, RoundMemory
 from arena.runtime.maps import GameMap
 from arena.runtime.round import RoundLimits, RoundRunner, instruction_player
-from arena.runtime.seat import MovePolicy, Seat
+from arena.runtime.seat import MovePolicy, Seat, close_player
+from arena.runtime.seeds import new_seed_key
 
 
 @dataclass(frozen=True)
 class MatchConfig:
+    """How a match is played. `seed_key` keys every seed players receive and the game's
+    randomness (`arena.runtime.seeds`): keep it to replay the match; players never see it."""
+
     rounds: int = 1
     play_seed: int = 0
+    seed_key: bytes = field(default_factory=new_seed_key, repr=False)
     limits: RoundLimits = field(default_factory=RoundLimits)
     policy: MovePolicy = field(default_factory=MovePolicy)
 
@@ -71,6 +76,19 @@ def check_seats(program: ast.Program, seats: Mapping[str, Seat]) -> None:
         )
 
 
+def _fresh_npcs(seats: Mapping[str, Seat], rebuilt: list[Player]) -> dict[str, Seat]:
+    """The seats for the next round: every NPC that can be rebuilt gets a new player, so
+    nothing a plugin kept in memory survives the round (paper 4.1.3)."""
+    fresh: dict[str, Seat] = {}
+    for role, seat in seats.items():
+        if not seat.main and seat.rebuild is not None:
+            player = seat.rebuild()
+            rebuilt.append(player)
+            seat = replace(seat, player=player)
+        fresh[role] = seat
+    return fresh
+
+
 def _best(rounds: list[float | None]) -> float | None:
     numeric = [r for r in rounds if r is not None]
     return max(numeric) if numeric else None
@@ -99,41 +117,50 @@ async def play_match(
     forfeited: set[str] = set()
     memories: dict[str, list[RoundMemory]] = {role: [] for role in seats}
     error: str | None = None
-    for number in range(1, config.rounds + 1):
-        runner = RoundRunner(
-            program=program,
-            game=game,
-            stories=game_map.stories,
-            seats=seats,
-            judge=judge,
-            round_number=number,
-            rounds=config.rounds,
-            play_seed=config.play_seed,
-            memories={r: tuple(m) for r, m in memories.items() if seats[r].main},
-            limits=config.limits,
-            policy=config.policy,
-            emit=emit,
-        )
-        try:
-            outcome = await runner.run()
-        except Exception as failure:  # a crashing game or judge ends this match only
-            line = failure.line if isinstance(failure, GameRuntimeError) else 0
-            error = str(failure)
-            emit(ev.RuntimeErrorEvent(round=number, line=line, message=error))
-            break
-        for role in seats:
-            per_round[role].append(outcome.scores[role])
-            memories[role].append(
-                RoundMemory(
-                    round=number,
-                    history=tuple(outcome.infosets[role].history),
-                    score=None
-                    if outcome.scores[role] is None
-                    else outcome.infosets[role].round_score(),
+    playing = dict(seats)
+    rebuilt: list[Player] = []  # NPCs built for later rounds: closed here at the end
+    try:
+        for number in range(1, config.rounds + 1):
+            try:
+                if number > 1:
+                    playing = _fresh_npcs(playing, rebuilt)
+                runner = RoundRunner(
+                    program=program,
+                    game=game,
+                    stories=game_map.stories,
+                    seats=playing,
+                    judge=judge,
+                    round_number=number,
+                    rounds=config.rounds,
+                    play_seed=config.play_seed,
+                    seed_key=config.seed_key,
+                    memories={r: tuple(m) for r, m in memories.items() if seats[r].main},
+                    limits=config.limits,
+                    policy=config.policy,
+                    emit=emit,
                 )
-            )
-        if outcome.forfeited_by is not None:
-            forfeited.add(outcome.forfeited_by)
+                outcome = await runner.run()
+            except Exception as failure:  # a crashing game or judge ends this match only
+                line = failure.line if isinstance(failure, GameRuntimeError) else 0
+                error = str(failure)
+                emit(ev.RuntimeErrorEvent(round=number, line=line, message=error))
+                break
+            for role in seats:
+                per_round[role].append(outcome.scores[role])
+                memories[role].append(
+                    RoundMemory(
+                        round=number,
+                        history=tuple(outcome.infosets[role].history),
+                        score=None
+                        if outcome.scores[role] is None
+                        else outcome.infosets[role].round_score(),
+                    )
+                )
+            if outcome.forfeited_by is not None:
+                forfeited.add(outcome.forfeited_by)
+    finally:
+        for player in rebuilt:
+            await close_player(player)
     scores = {
         role: SeatScore(tuple(rs), _best(rs), role in forfeited) for role, rs in per_round.items()
     }

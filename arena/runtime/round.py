@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from arena import events as ev
 from arena.errors import GameRuntimeError
@@ -27,7 +27,7 @@ from arena.runtime.seat import (
     usage_delta,
     usage_snapshot,
 )
-from arena.runtime.seeds import derive_seed
+from arena.runtime.seeds import game_seed, move_seed
 
 
 @dataclass(frozen=True)
@@ -145,6 +145,7 @@ class RoundRunner:
         round_number: int,
         rounds: int,
         play_seed: int,
+        seed_key: bytes,
         memories: Mapping[str, tuple[RoundMemory, ...]],
         limits: RoundLimits,
         policy: MovePolicy,
@@ -158,11 +159,13 @@ class RoundRunner:
         self.round = round_number
         self.rounds = rounds
         self.play_seed = play_seed
+        self.seed_key = seed_key
         self.memories = memories
         self.limits = limits
         self.policy = policy
         self.emit = emit
-        self.rng = random.Random(derive_seed("play", play_seed, round_number))
+        # Every round of a match draws the same: repetitions keep the play seed (paper 4.1.3).
+        self.rng = random.Random(game_seed(seed_key, play_seed))
         self.referenced = referenced_registers(program)
         self.literals = string_literals(program)
 
@@ -275,23 +278,26 @@ class RoundRunner:
         attempt = state.last_attempt + 1 if retrying else 1
         failed_condition = state.pending_failure if retrying else ""
         state.retry_pc = None
+        # An NPC starts every round without memory, the round number included: asked the
+        # same thing in two rounds, it receives the same request and the same seed.
+        memoryless = not seat.main
         request = MoveRequest(
             game=self.game,
             role=player,
-            round=self.round,
-            rounds=self.rounds,
+            round=1 if memoryless else self.round,
+            rounds=1 if memoryless else self.rounds,
             line=instruction.line,
             registers=registers,
             max_len=max_len,
             visible=visible,
             reveals=tuple(infoset.reveals),
             history=tuple(infoset.history),
-            previous_rounds=self.memories.get(player, ()),
+            previous_rounds=() if memoryless else self.memories.get(player, ()),
             attempt=attempt,
             failed_condition=failed_condition,
             omniscient=infoset.omniscient,
-            seed=derive_seed("move", self.play_seed, self.round, instruction.line, player, attempt),
         )
+        request = replace(request, seed=move_seed(self.seed_key, self.play_seed, request))
         self.emit(
             ev.ElicitRequest(
                 round=self.round,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from arena.protocols.player import MoveRequest, Player
@@ -12,12 +13,17 @@ from arena.protocols.player import MoveRequest, Player
 @dataclass(frozen=True)
 class Seat:
     """A participant's player in one role. `main` players keep earlier rounds in context;
-    NPCs (main=False) start every round without memory (paper 4.1.3)."""
+    NPCs (main=False) start every round without memory (paper 4.1.3): the runtime gives
+    them no earlier rounds and, where `rebuild` is set, a newly built player every round
+    (the arena sets it for every player built from a spec), so a plugin's own state cannot
+    carry over either. The players it builds are closed at the end of the match; `player`
+    stays the caller's to close."""
 
     role: str
     player: Player
     main: bool = True
     participant: str = ""
+    rebuild: Callable[[], Player] | None = None
 
 
 @dataclass(frozen=True)
@@ -89,3 +95,11 @@ async def ask_for_move(seat: Seat, request: MoveRequest, policy: MovePolicy) -> 
         except Exception as error:  # a player's bug must not crash the match
             problems.append(f"{type(error).__name__}: {error}")
     raise MoveFailed("; ".join(problems))
+
+
+async def close_player(player: object) -> None:
+    """Call a player's optional `aclose()`; a player failing to clean up changes nothing."""
+    close = getattr(player, "aclose", None)
+    if callable(close):
+        with contextlib.suppress(Exception):
+            await close()

@@ -22,6 +22,7 @@ from arena.protocols.player import MoveRequest
 from arena.runtime.infoset import InfoSet
 from arena.runtime.round import RoundLimits, RoundRunner, RoundState, fresh_registers
 from arena.runtime.seat import MovePolicy, Seat
+from arena.runtime.seeds import public_seed_key
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ async def simulate_move(
         round_number=request.round,
         rounds=request.rounds,
         play_seed=request.seed,
+        seed_key=public_seed_key(request.seed),  # the player's own randomness: no secret
         memories={},
         limits=RoundLimits(instruction_budget=instruction_budget),
         policy=MovePolicy(),

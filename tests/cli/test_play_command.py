@@ -54,10 +54,26 @@ def test_json_report_has_the_documented_shape(game_file: Path) -> None:
     assert black["forfeit"] is False
 
 
-def test_same_seed_same_match(game_file: Path) -> None:
+def test_the_printed_seed_key_replays_the_match(game_file: Path) -> None:
     args = ("play", str(game_file), "--judge", "ngram", "--player", "black=random", "--seed", "5", "--json")
-    first, second = arena(*args), arena(*args)
-    assert json.loads(first.stdout)["events"] == json.loads(second.stdout)["events"]
+    first = json.loads(arena(*args).stdout)
+    key = first["seed_key"]
+    assert len(key) == 64 and int(key, 16) >= 0
+    again = json.loads(arena(*args, "--seed-key", key).stdout)
+    assert again["events"] == first["events"] and again["seed_key"] == key
+    # Without the key the same seed gives the same map but other move seeds: a player's
+    # randomness depends on a secret, not on the (guessable) seed.
+    other = json.loads(arena(*args).stdout)
+    assert other["seed_key"] != key and other["events"] != first["events"]
+    moves = [e["values"] for e in other["events"] if e["type"] == "elicit_response"]
+    assert moves != [e["values"] for e in first["events"] if e["type"] == "elicit_response"]
+
+
+def test_a_bad_seed_key_is_refused_with_a_hint(game_file: Path) -> None:
+    done = arena("play", str(game_file), "--judge", "ngram", "--player", "black=random",
+                 "--seed-key", "abc")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "Bad seed key 'abc'" in done.stderr and "64 hex digits" in done.stderr
 
 
 def test_readable_transcript(game_file: Path) -> None:
@@ -65,6 +81,7 @@ def test_readable_transcript(game_file: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "black plays t='hello world'" in done.stdout
     assert "black: best" in done.stdout
+    assert "seed key: " in done.stdout and "--seed-key KEY replays" in done.stdout
 
 
 def test_bad_game_lists_every_mistake_with_carets(tmp_path: Path) -> None:

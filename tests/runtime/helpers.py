@@ -4,16 +4,17 @@ implementations of the Player protocol)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.lang.loader import load_game
 from arena.protocols.judge import Judge
-from arena.protocols.player import GameView, MoveRequest
+from arena.protocols.player import GameView, MoveRequest, Player
 from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig, MatchResult, play_match
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy, Seat
+from arena.runtime.seeds import public_seed_key
 
 
 @dataclass
@@ -67,10 +68,20 @@ async def run_game(
     instruction_budget: int = 10_000,
     policy: MovePolicy | None = None,
     game_map: GameMap | None = None,
+    seed_key: bytes | None = None,
+    rebuild: Mapping[str, Callable[[], Player]] | None = None,
 ) -> MatchResult:
+    """Play `source`; NPCs in `rebuild` get a new player from it every round. The seed key
+    defaults to the public key of `seed`, so tests replay."""
     program = load_game(source, filename="test.xgl", dialect=dialect)  # type: ignore[arg-type]
+    makers = rebuild or {}
     seats = {
-        role: Seat(role=role, player=p, main=main is None or role in main)  # type: ignore[arg-type]
+        role: Seat(
+            role=role,
+            player=p,  # type: ignore[arg-type]
+            main=main is None or role in main,
+            rebuild=makers.get(role),
+        )
         for role, p in players.items()
     }
     view = GameView(name="test", code=source, dialect=program.dialect)
@@ -79,6 +90,7 @@ async def run_game(
     config = MatchConfig(
         rounds=rounds,
         play_seed=seed,
+        seed_key=public_seed_key(seed) if seed_key is None else seed_key,
         limits=RoundLimits(ensure_budget=ensure_budget, instruction_budget=instruction_budget),
         policy=policy or MovePolicy(timeout_s=5.0, retries=2),
     )
