@@ -1,6 +1,9 @@
-"""Score normalisation (SCORING.md section 3): running max, catch-up, reference, Xent measure.
+"""Score normalisation (SCORING.md section 3) over stored matches: running max, catch-up,
+the paper's threshold narms, reference, Xent measure.
 
-All functions are pure functions of :class:`~tournaments.ratings.records.MatchRecord` lists.
+All functions are pure functions of :class:`~tournaments.ratings.records.MatchRecord` lists;
+the math itself (forfeit floor, running max, steps, levels) is `arena.scoring`, shared with
+the analysis tools.
 Cells are ``(game, role)``; only non-NPC seats are scored (eval mode: the main character;
 head-to-head: every rated seat in its role).
 
@@ -30,17 +33,22 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
+from arena.scoring import (
+    MAX_NORMALISED,
+    FloatArray,
+    ThresholdSpec,
+    catch_up_scores,
+    forfeit_floor,
+    reference_ratio,
+    running_max,
+    threshold_scores,
+)
 from tournaments.ratings.errors import RatingInputError
 from tournaments.ratings.records import MatchRecord, SeatRecord
 
-FORFEIT_PENALTY_BITS = 1.0
-MAX_NORMALISED = 10.0
 Cell = tuple[str, str]  # (game, role)
 MapKey = tuple[str, str, str]  # (game, role, map)
-FloatArray = NDArray[np.float64]
-Curve = Sequence[float] | FloatArray  # arms_1 .. arms_K
 
 
 @dataclass(frozen=True)
@@ -71,13 +79,12 @@ def forfeit_values(
     out: dict[MapKey, float] = {}
     for key, plays in _plays(records).items():
         if level == "match":
-            values = [
-                p.seat.score for p in plays if not p.seat.forfeit and p.seat.score is not None
-            ]
+            values = [p.seat.score for p in plays if not p.seat.forfeit]
         else:
-            values = [v for p in plays for v in _rounds(p.seat) if v is not None]
-        if values:
-            out[key] = min(values) - FORFEIT_PENALTY_BITS
+            values = [v for p in plays for v in _rounds(p.seat)]
+        floor = forfeit_floor(values)
+        if floor is not None:
+            out[key] = floor
     return out
 
 
@@ -110,11 +117,7 @@ def arms_curves(
                 if not mine:
                     per_map.append(np.full(k_max, worst))
                     continue
-                runs = []
-                for seat in mine:
-                    vals = [worst if v is None else v for v in _rounds(seat)[:k_max]]
-                    vals += [worst] * (k_max - len(vals))
-                    runs.append(np.maximum.accumulate(np.array(vals, dtype=np.float64)))
+                runs = [running_max(_rounds(seat), worst, k_max) for seat in mine]
                 per_map.append(np.mean(runs, axis=0))
             curves[name] = np.mean(per_map, axis=0)
         out[cell] = curves
@@ -123,59 +126,6 @@ def arms_curves(
 
 # ---------------------------------------------------------------------------------------------
 # Catch-up normalisation
-
-
-@dataclass(frozen=True)
-class StepsFunction:
-    """``steps_B``: fractional number of B's rounds needed to reach a value.
-
-    Piecewise-linear inverse through (k, b_k) of the non-decreasing base curve; on a plateau it
-    returns the first k reaching the value; beyond both ends it continues with the end segment's
-    slope (the mean slope (b_K - b_1)/(K - 1) where that segment is flat); clipped at 0.
-    """
-
-    base: tuple[float, ...]
-    slope_low: float
-    slope_high: float
-
-    @classmethod
-    def from_curve(cls, curve: Curve) -> StepsFunction | None:
-        """None when the base curve is flat (or has fewer than two rounds): not playable."""
-        b = np.maximum.accumulate(np.asarray(curve, dtype=np.float64))
-        if b.size < 2 or not b[-1] > b[0]:
-            return None
-        mean_slope = float(b[-1] - b[0]) / (b.size - 1)
-        low = float(b[1] - b[0])
-        high = float(b[-1] - b[-2])
-        return cls(
-            tuple(float(x) for x in b),
-            low if low > 0 else mean_slope,
-            high if high > 0 else mean_slope,
-        )
-
-    def __call__(self, value: float) -> float:
-        b = self.base
-        if value <= b[0]:
-            steps = 1.0 - (b[0] - value) / self.slope_low
-        else:
-            j = int(np.searchsorted(b, value, side="left"))  # b[j-1] < value <= b[j]
-            if j == len(b):
-                steps = len(b) + (value - b[-1]) / self.slope_high
-            else:
-                steps = j + (value - b[j - 1]) / (b[j] - b[j - 1])
-        return max(steps, 0.0)
-
-
-@dataclass(frozen=True)
-class ThresholdSpec:
-    """The paper's threshold version (Definition 42): levels ``b + j * theta``, j = 1..m, where
-    b is the base's first-round arms. Scores are in levels: reaching level j at the horizon
-    scores j (affine in between, 0 at b, clipped at 0); passing level m first at fractional
-    round tau* < l scores ``m * l / tau*`` (clipped at ``10 * m``). The base must reach level m
-    within the horizon, otherwise the cell is flagged not playable."""
-
-    theta: float
-    m: int = 2
 
 
 @dataclass(frozen=True)
@@ -195,43 +145,6 @@ class NormalisedCell:
     @property
     def final(self) -> dict[str, float]:
         return {p: c[-1] for p, c in self.curves.items() if c}
-
-
-def catch_up_scores(base_curve: Curve, curve: Curve) -> tuple[float, ...] | None:
-    """``steps_B(arms_k(M)) / k`` for k = 1..len(curve), clipped to [0, 10]; None if the base
-    curve is flat."""
-    steps = StepsFunction.from_curve(base_curve)
-    if steps is None:
-        return None
-    return tuple(
-        min(max(steps(float(v)) / k, 0.0), MAX_NORMALISED) for k, v in enumerate(curve, start=1)
-    )
-
-
-def threshold_scores(
-    base_curve: Curve, curve: Curve, spec: ThresholdSpec
-) -> tuple[float, ...] | None:
-    """The paper's threshold narms for every horizon l = 1..len(curve) (see ThresholdSpec);
-    None if the base never reaches level m."""
-    if spec.theta <= 0 or spec.m < 1:
-        raise RatingInputError(
-            f"ThresholdSpec(theta={spec.theta}, m={spec.m}) needs theta > 0 and m >= 1."
-        )
-    base = np.maximum.accumulate(np.asarray(base_curve, dtype=np.float64))
-    b = float(base[0])
-    top = b + spec.m * spec.theta
-    if not np.any(base >= top):
-        return None
-    a = np.concatenate([[b], np.maximum.accumulate(np.asarray(curve, dtype=np.float64))])
-    out = []
-    for ell in range(1, a.size):
-        if a[ell] <= top:
-            out.append(max((a[ell] - b) / spec.theta, 0.0))
-            continue
-        tau = int(np.flatnonzero(a[: ell + 1] <= top)[-1])  # a[0] = b <= top always
-        crossing = tau + (top - a[tau]) / (a[tau + 1] - a[tau])
-        out.append(min(spec.m * ell / crossing, MAX_NORMALISED * spec.m))
-    return tuple(out)
 
 
 def catch_up_normalisation(
@@ -328,7 +241,7 @@ def reference_normalisation(records: Iterable[MatchRecord]) -> ReferenceScores:
                 raw = [worst[key] if s.forfeit or s.score is None else s.score for s in own] or [
                     worst[key]
                 ]
-                values.append(float(np.mean(raw)) / abs(best))
+                values.append(reference_ratio(float(np.mean(raw)), best))
             if values:
                 mine[game] = 100.0 * float(np.mean(values))
         per_game[name] = mine

@@ -5,7 +5,7 @@ playthroughs. Judges and players are reached through the registry by name only."
 from __future__ import annotations
 
 from arena.analysis.clipping import ClippedJudge, clip_bits
-from arena.analysis.playability import PlayabilityReport, arms_curve, assess_curve, run_playability
+from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.ranking import CandidateScore, spearman
 from arena.analysis.smoke import CheckReport, check_game
 from arena.analysis.wellposed import WellPosedness, check_well_posed
@@ -16,8 +16,6 @@ __all__ = [
     "ClippedJudge",
     "PlayabilityReport",
     "WellPosedness",
-    "arms_curve",
-    "assess_curve",
     "check_game",
     "check_well_posed",
     "clip_bits",

@@ -8,13 +8,16 @@ A curve that never increases is *flat*: SCORING.md flags such a game as not play
 base participant and does not normalise on it.
 
 Forfeited rounds count as the worst non-forfeited score of that map minus one bit
-(SCORING.md section 1); a map with no numeric score at all is dropped and counted.
+(SCORING.md section 1); a map with no numeric score at all is dropped and counted. The math
+is `arena.scoring`, the same the ratings use.
+
+Next to that single-sample check, the paper's own verdicts: (N, eps, m)- and
+(N, eps, theta, m)-playability, with the probability over N-map samples estimated by
+resampling the maps played (`arena.scoring.playability_levels`).
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -22,8 +25,7 @@ from arena.errors import ConfigError
 from arena.match_setup import ANALYSIS_POLICY, DEFAULT_MAX_REPLAY, LoadedGame, build_match
 from arena.protocols.judge import Judge
 from arena.registry import Registry
-
-FORFEIT_PENALTY = 1.0  # bits below the worst numeric score of the map
+from arena.scoring import PlayabilityLevels, arms_curve, assess_curve, playability_levels
 
 
 @dataclass(frozen=True)
@@ -43,42 +45,14 @@ class PlayabilityReport:
     increases: int
     playable: bool
     flat: bool
+    levels: PlayabilityLevels | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _filled(scores: Sequence[float | None]) -> list[float] | None:
-    numeric = [s for s in scores if s is not None]
-    if not numeric:
-        return None
-    floor = min(numeric) - FORFEIT_PENALTY
-    return [floor if s is None else s for s in scores]
-
-
-def arms_curve(per_map: Sequence[Sequence[float | None]]) -> tuple[list[float], int]:
-    """(arms_1..arms_k, number of maps dropped for having no numeric score)."""
-    filled = [f for f in (_filled(scores) for scores in per_map) if f is not None]
-    dropped = len(per_map) - len(filled)
-    if not filled:
-        return [], dropped
-    rounds = min(len(f) for f in filled)
-    curve = []
-    for k in range(1, rounds + 1):
-        curve.append(sum(max(f[:k]) for f in filled) / len(filled))
-    return curve, dropped
-
-
-def assess_curve(curve: Sequence[float], steps: int, tolerance: float = 1e-9) -> tuple[int, int]:
-    """(length of the initial strictly increasing run, number of strict increases).
-
-    A step counts as an increase when arms_{k+1} > arms_k + tolerance.
-    """
-    rises = [b > a + tolerance for a, b in itertools.pairwise(curve)]
-    leading = 0
-    while leading < len(rises) and rises[leading]:
-        leading += 1
-    return leading, sum(rises)
+        data = asdict(self)
+        if self.levels is not None:
+            data["levels"]["playable"] = self.levels.playable
+            data["levels"]["playable_levels"] = self.levels.playable_levels
+        return data
 
 
 async def run_playability(
@@ -94,10 +68,14 @@ async def run_playability(
     steps: int | None = None,
     seed: int = 0,
     max_replay: int | None = DEFAULT_MAX_REPLAY,
+    theta: float = 1.0,
+    levels: int = 2,
+    epsilon: float = 0.1,
 ) -> PlayabilityReport:
     """Play `participant` in `role` for `rounds` rounds on maps seed..seed+maps-1.
 
-    `steps` is m (default: half the rounds, at least 1).
+    `steps` is m (default: half the rounds, at least 1); `theta`, `levels` and `epsilon`
+    are the paper's theta, m and eps of the (N, eps, theta, m) verdict (N = `maps`).
     """
     main = game.main_role(role)
     if maps < 1 or rounds < 2:
@@ -116,10 +94,13 @@ async def run_playability(
         scores = list(result.scores[main].rounds)
         per_map.append(tuple(scores + [None] * (rounds - len(scores))))
     curve, dropped = arms_curve(per_map)
-    leading, total = assess_curve(curve, required)
+    leading, total = assess_curve(curve)
+    verdicts = playability_levels(
+        per_map, steps=required, theta=theta, levels=levels, epsilon=epsilon, seed=seed
+    )
     return PlayabilityReport(
         game=game.name, role=main, participant=participant, maps=maps, rounds=rounds,
         required_steps=required, curve=tuple(curve), per_map=tuple(per_map),
         dropped_maps=dropped, leading_increases=leading, increases=total,
-        playable=leading >= required, flat=total == 0,
+        playable=leading >= required, flat=total == 0, levels=verdicts,
     )

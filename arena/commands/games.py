@@ -149,8 +149,19 @@ def render_playability(report: PlayabilityReport) -> list[str]:
         f"{'; flat curve' if report.flat else ''})",
         f"  {report.maps} maps x {report.rounds} rounds"
         + (f", {report.dropped_maps} dropped (all forfeited)" if report.dropped_maps else ""),
-        "  k  arms_k",
     ]
+    levels = report.levels
+    if levels is not None:
+        crossed = "never" if levels.crossings is None else ", ".join(map(str, levels.crossings))
+        lines += [
+            f"  paper (N={levels.maps}, eps={levels.epsilon:g}, m={levels.steps}): "
+            f"{'playable' if levels.playable else 'NOT playable'} "
+            f"(P[increasing {levels.steps} steps] = {levels.p_increasing:.2f} over map resamples)",
+            f"  paper (N={levels.maps}, eps={levels.epsilon:g}, theta={levels.theta:g}, "
+            f"m={levels.levels}): {'playable' if levels.playable_levels else 'NOT playable'} "
+            f"(P[levels crossed] = {levels.p_levels:.2f}; k_j as played: {crossed})",
+        ]
+    lines.append("  k  arms_k")
     low = min(report.curve, default=0.0)
     high = max(report.curve, default=0.0)
     for k, value in enumerate(report.curve, 1):
@@ -331,16 +342,25 @@ def register(app: typer.Typer) -> None:
         ] = None,
         seed: SeedOption = 0,
         max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
+        theta: Annotated[
+            float, typer.Option(min=0.0, min_open=True, help="theta, bits per level.")
+        ] = 1.0,
+        levels: Annotated[int, typer.Option(min=1, help="m of the theta levels.")] = 2,
+        epsilon: Annotated[
+            float, typer.Option(min=0.0, max=1.0, max_open=True, help="eps, failure probability.")
+        ] = 0.1,
         as_json: JsonOption = False,
     ) -> None:
-        """Paper Definition 33: does the running max keep increasing for m steps?"""
+        """Paper Definition 33: does the running max keep increasing for m steps, and does it
+        cross m levels of theta bits, with probability 1 - eps over N-map samples?"""
         registry = Registry.load()
         loaded = load_game_ref(game, registry)
         report = _with_judge(
             judge,
             lambda j: run_playability(
                 loaded, j, registry, participant=player, role=role, npc=npc, maps=maps,
-                rounds=rounds, steps=steps, seed=seed, max_replay=max_replay,
+                rounds=rounds, steps=steps, seed=seed, max_replay=max_replay, theta=theta,
+                levels=levels, epsilon=epsilon,
             ),
         )
         if as_json:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from arena.analysis.playability import arms_curve, assess_curve, run_playability
+from arena.analysis.playability import run_playability
 from arena.errors import ConfigError
 from arena.match_setup import load_entry
 from arena.registry import Registry
+from arena.scoring import arms_curve, assess_curve
 
 REGISTRY = Registry.load()
 
@@ -16,7 +17,7 @@ def test_arms_is_the_mean_running_max_over_maps() -> None:
     curve, dropped = arms_curve([[1.0, 3.0, 2.0, 5.0], [4.0, 0.0, 6.0, 6.0]])
     assert curve == [2.5, 3.5, 4.5, 5.5]
     assert dropped == 0
-    assert assess_curve(curve, 3) == (3, 3)
+    assert assess_curve(curve) == (3, 3)
 
 
 def test_forfeits_count_as_the_maps_worst_minus_one_bit() -> None:
@@ -26,9 +27,9 @@ def test_forfeits_count_as_the_maps_worst_minus_one_bit() -> None:
 
 
 def test_flat_and_stalling_curves() -> None:
-    assert assess_curve([1.0, 1.0, 1.0], 1) == (0, 0)
-    assert assess_curve([1.0, 2.0, 2.0, 3.0], 2) == (1, 2)
-    assert assess_curve([], 1) == (0, 0)
+    assert assess_curve([1.0, 1.0, 1.0]) == (0, 0)
+    assert assess_curve([1.0, 2.0, 2.0, 3.0]) == (1, 2)
+    assert assess_curve([]) == (0, 0)
 
 
 async def test_random_play_raises_the_running_max_on_a_real_game() -> None:

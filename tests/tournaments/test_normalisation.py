@@ -5,16 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from arena.scoring import StepsFunction, ThresholdSpec, catch_up_scores, threshold_scores
 from tournaments.normalisation import (
-    StepsFunction,
-    ThresholdSpec,
     arms_curves,
     catch_up_normalisation,
-    catch_up_scores,
     forfeit_values,
     game_scores,
     reference_normalisation,
-    threshold_scores,
     xent_measures,
 )
 from tournaments.ratings import MatchRecord, SeatRecord
