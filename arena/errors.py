@@ -88,3 +88,7 @@ class ConfigError(ArenaError):
 
 class PluginError(ArenaError):
     """A plugin failed to load or registered something invalid."""
+
+
+class StorageError(ArenaError):
+    """The database cannot be opened, is too new for this arena, or a write failed."""

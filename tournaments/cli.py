@@ -45,7 +45,7 @@ async def run_file(
         summary = await play_config(
             config, store, registry, concurrency=concurrency, progress=progress, source=str(path)
         )
-        if snapshot:
+        if snapshot and not store.read_only:
             await asyncio.to_thread(_store_snapshot, store, config.name, summary.run_id)
         return summary
     finally:
@@ -113,7 +113,7 @@ def matches_command(
     status: Annotated[str | None, typer.Option(help="Only 'done' or 'error'.")] = None,
 ) -> None:
     """List a tournament's stored matches."""
-    store = Store.open(db)
+    store = Store.open(db, create=False)
     try:
         found = stored_matches(store.engine, tournament, status=status, limit=limit)
         if not found and tournament not in tournament_names(store.engine):

@@ -72,8 +72,9 @@ def _options(scale: str, point: str, resamples: int, seed: int, **extra: Any) ->
     )
 
 
-def _open(db: str | None) -> Store:
-    return Store.open(db)
+def _open(db: str | None, *, create: bool = False) -> Store:
+    """The database; only `arena import` (create=True) may create a new one."""
+    return Store.open(db, create=create)
 
 
 # ------------------------------------------------------------------------------ ratings
@@ -301,8 +302,9 @@ def import_command(
 ) -> None:
     """Store external match results as a tournament of their own (no game is run)."""
     parsed = parse_file(file, fmt, outcome)
-    store = _open(db)
+    store = _open(db, create=True)
     try:
+        store.require_writable("`arena import` stores the file's matches in it")
         result = import_parsed(store.engine, parsed, tournament)
         if result.created:
             store_snapshot(store.engine, tournament, run_id=result.source.run_id)

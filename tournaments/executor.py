@@ -38,6 +38,7 @@ from arena.storage import (
     MatchWriter,
     StorageError,
     Store,
+    queries,
 )
 from tournaments.config import JUDGE_STORIES
 from tournaments.config_errors import redact
@@ -100,6 +101,22 @@ class _Setup:
     judge_id: int
     run_id: int
     pending: list[MatchPlan]
+
+
+def _read_only_summary(store: Store, tournament: PreparedTournament) -> RunSummary:
+    """A read-only database: nothing may be written, so a tournament whose matches are all
+    stored is reported as done without recording a run; one with matches still to play is
+    refused before anything starts."""
+    name = tournament.config.name
+    found = queries.tournament_id(store.engine, name)
+    done = store.done_keys(found) if found is not None else set()
+    pending = sum(p.key not in done for p in tournament.plans)
+    if pending:
+        store.require_writable(
+            f"{pending} match(es) of tournament '{name}' are still to be played and stored"
+        )
+    planned = len(tournament.plans)
+    return RunSummary(0, planned, planned, 0, status="done")
 
 
 def _setup(store: Store, tournament: PreparedTournament, judge: Judge) -> _Setup:
@@ -195,6 +212,8 @@ async def run_tournament(
     closed here. `concurrency` overrides the file's global limit.
     """
     config = tournament.config
+    if store.read_only:  # the run_id of the summary is 0: no run was recorded
+        return await asyncio.to_thread(_read_only_summary, store, tournament)
     sink = progress or NoProgress()
     started = time.perf_counter()
     setup = await asyncio.to_thread(_setup, store, tournament, judge)

@@ -82,7 +82,7 @@ def list_command(db: DbOption = None) -> None:
     from arena.storage.snapshots import schedules
     from tournaments.recurring import describe_trigger, next_run_time
 
-    store = Store.open(db)
+    store = Store.open(db, create=False)
     try:
         found = schedules(store.engine)
         last = {s.name: schedule_runs(store.engine, s.name, limit=1) for s in found}
@@ -110,7 +110,7 @@ def remove_command(
     """Remove a schedule (its matches, runs and rating snapshots stay stored)."""
     from tournaments.recurring import remove_schedule
 
-    store = Store.open(db)
+    store = Store.open(db, create=False)
     try:
         remove_schedule(store.engine, name)
     finally:
@@ -127,7 +127,7 @@ def run_now_command(
     from tournaments.schedule_runner import MANUAL, process_owner, run_schedule
 
     async def go() -> None:
-        store = Store.open(db)
+        store = Store.open(db, create=False)
         try:
             done = await run_schedule(
                 store, name, registry=Registry.load(), owner=process_owner(), trigger=MANUAL

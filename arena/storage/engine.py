@@ -18,21 +18,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.pool import StaticPool
 
-from arena.errors import ArenaError
+from arena.errors import StorageError as StorageError  # re-exported: its historical home
+from arena.storage.sqlite_file import sqlite_connect_target
 
 DB_ENV = "XENT_ARENA_DB"
 APP_NAME = "xent-arena"
 BUSY_TIMEOUT_MS = 60_000
 _WRITE_OPTION = "arena_write"
-
-
-class StorageError(ArenaError):
-    """The database cannot be opened, is too new for this arena, or a write failed."""
 
 
 def default_db_url() -> str:
@@ -56,9 +55,17 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def create_db_engine(url: str | None = None) -> Engine:
-    """An engine for `url` (default: `default_db_url()`), with the SQLite setup above."""
-    text = url or default_db_url()
+def create_db_engine(url: str | None = None, *, create: bool = True) -> Engine:
+    """An engine for `url` (default: `default_db_url()`), with the SQLite setup above.
+
+    A URL without a scheme is taken as the path of an SQLite file. `create=False` (read
+    commands) refuses a database file that does not exist yet instead of creating an
+    empty one. A read-only SQLite file is opened read-only (`is_read_only`). Every
+    problem with the URL or the file is a `StorageError` naming it and the fix.
+    """
+    text = (url or default_db_url()).strip()
+    if "://" not in text:
+        text = sqlite_url(text)
     try:
         parsed = make_url(text)
     except Exception as error:
@@ -67,17 +74,59 @@ def create_db_engine(url: str | None = None) -> Engine:
             "postgresql+psycopg://user@host/db."
         ) from None
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(parsed, pool_pre_ping=True)
+        return _server_engine(parsed)
     database = parsed.database or ""
     in_memory = database in ("", ":memory:") or database.startswith("file::memory:")
-    if not in_memory:
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    if not (in_memory or database.startswith("file:")):  # a `file:` URI is used as given
+        target, options = sqlite_connect_target(database, create=create)
+        parsed = parsed.set(database=target).update_query_dict(options)
+    read_only = parsed.query.get("mode") == "ro"
     kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 60}}
     if in_memory:  # one shared connection, or every thread would see its own empty database
         kwargs["poolclass"] = StaticPool
     engine = create_engine(parsed, **kwargs)
-    _install_sqlite_hooks(engine, wal=not in_memory)
+    _install_sqlite_hooks(engine, wal=not (in_memory or read_only))
     return engine
+
+
+def is_read_only(engine: Engine) -> bool:
+    """Whether the engine was opened read-only (a read-only SQLite file)."""
+    return is_sqlite(engine) and engine.url.query.get("mode") == "ro"
+
+
+def describe(engine: Engine) -> str:
+    """The database as a person wrote it: an SQLite file's path, else the URL without
+    its password."""
+    database = engine.url.database or ""
+    if is_sqlite(engine) and database not in ("", ":memory:"):
+        return unquote(database.removeprefix("file:"))
+    return engine.url.render_as_string(hide_password=True)
+
+
+def _server_engine(parsed: URL) -> Engine:
+    """An engine for a database server (PostgreSQL), with its driver's absence and unknown
+    schemes said plainly."""
+    shown = parsed.render_as_string(hide_password=True)
+    try:
+        return create_engine(parsed, pool_pre_ping=True)
+    except NoSuchModuleError:
+        raise StorageError(
+            f"Unknown database URL scheme '{parsed.drivername}' in '{shown}'. Use "
+            "sqlite:///path/to/arena.db or postgresql+psycopg://user@host/db."
+        ) from None
+    except ImportError as error:
+        backend = parsed.get_backend_name()
+        missing = getattr(error, "name", None) or str(error)
+        if backend == "postgresql":
+            raise StorageError(
+                f"The database URL '{shown}' needs the PostgreSQL driver '{missing}', which "
+                "is not installed. Install it with pip install 'xent-arena[postgres]' and "
+                "write the URL as postgresql+psycopg://user@host/db."
+            ) from None
+        raise StorageError(
+            f"The database URL '{shown}' needs the driver '{missing}', which is not "
+            "installed. Install it, or use sqlite:///path/to/arena.db."
+        ) from None
 
 
 def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:

@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
 from arena.storage import tables
-from arena.storage.engine import StorageError, write_engine
+from arena.storage.engine import StorageError, describe, is_read_only, write_engine
 
 CURRENT_VERSION = 4
 
@@ -87,6 +87,15 @@ def _stamp(connection: Connection, version: int) -> None:
     connection.execute(table.insert().values(id=1, version=version, updated_at=tables.utcnow()))
 
 
+def _refuse_newer(engine: Engine, found: int | None, target: int) -> None:
+    if found is not None and found > target:
+        raise StorageError(
+            f"The database {describe(engine)} has schema "
+            f"version {found}, newer than this arena's {target}. Upgrade xent-arena "
+            "(pip install -U xent-arena), or use another database with --db."
+        )
+
+
 def migrate(
     engine: Engine,
     *,
@@ -94,19 +103,29 @@ def migrate(
     target: int = CURRENT_VERSION,
 ) -> int:
     """Bring the database to schema `target`; returns the version it was at before
-    (0 for a new database). Safe to call from several processes at once."""
+    (0 for a new database). Safe to call from several processes at once. A database
+    already at `target` is only read, so a read-only one opens; one that would need
+    writing while read-only is refused."""
+    with engine.connect() as connection:
+        found = schema_version(connection)
+    if found == target:
+        return found
+    _refuse_newer(engine, found, target)
+    if is_read_only(engine):
+        shown = describe(engine)
+        state = "holds no arena tables" if found is None else f"has schema version {found}"
+        raise StorageError(
+            f"The database {shown} is read-only and {state}; this arena needs version "
+            f"{target}. Make the file and its folder writable once so it can be "
+            "upgraded, or use another database with --db."
+        )
     with write_engine(engine).begin() as connection:
         found = schema_version(connection)
         if found is None:
             SQLModel.metadata.create_all(connection, tables=[tables.table_of(t) for t in _TABLES])
             _stamp(connection, target)
             return 0
-    if found > target:
-        raise StorageError(
-            f"The database {engine.url.render_as_string(hide_password=True)} has schema "
-            f"version {found}, newer than this arena's {target}. Upgrade xent-arena "
-            "(pip install -U xent-arena), or use another database with --db."
-        )
+    _refuse_newer(engine, found, target)
     for version in range(found + 1, target + 1):
         step = migrations.get(version)
         if step is None:

@@ -17,12 +17,18 @@ from typing import Any
 
 from sqlalchemy import Engine, Select, Table, and_, bindparam, select
 from sqlalchemy.engine import Connection, CursorResult
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arena.storage import tables as t
-from arena.storage.engine import StorageError, create_db_engine, write_engine
+from arena.storage.engine import (
+    StorageError,
+    create_db_engine,
+    describe,
+    is_read_only,
+    write_engine,
+)
 from arena.storage.match_rows import insert_matches
-from arena.storage.migrations import migrate
+from arena.storage.migrations import migrate, schema_version
 from arena.storage.records import (
     MATCH_DONE,
     FinishedMatch,
@@ -43,10 +49,39 @@ class Store:
         self._write = write_engine(engine)
 
     @classmethod
-    def open(cls, url: str | None = None) -> Store:
-        engine = create_db_engine(url)
-        migrate(engine)
+    def open(cls, url: str | None = None, *, create: bool = True) -> Store:
+        """Open (and upgrade) the database at `url`. `create=False`, for commands that
+        only read, refuses a database that does not exist instead of creating it. Every
+        failure is a `StorageError` saying which database and what to do."""
+        engine = create_db_engine(url, create=create)
+        try:
+            if not create:
+                _require_arena_tables(engine)
+            migrate(engine)
+        except DBAPIError as error:
+            engine.dispose()
+            raise StorageError(
+                f"Cannot open the database {describe(engine)}: {_reason(error)}. Check the "
+                "URL, the server and your permissions, or use another database with --db."
+            ) from None
+        except BaseException:
+            engine.dispose()
+            raise
         return cls(engine)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the database was opened read-only (nothing can be stored)."""
+        return is_read_only(self.engine)
+
+    def require_writable(self, why: str) -> None:
+        """Raise `StorageError` when the database is read-only; `why` says what needed
+        writing, e.g. "3 matches are still to be played"."""
+        if self.read_only:
+            raise StorageError(
+                f"The database {describe(self.engine)} is read-only, but {why}. Make the file "
+                "and its folder writable, or use another database with --db."
+            )
 
     def close(self) -> None:
         self.engine.dispose()
@@ -220,6 +255,22 @@ class Store:
             if match.key in self.done_keys(match.tournament_id):
                 return False
             raise
+
+
+def _reason(error: DBAPIError) -> str:
+    """The driver's own message, first line only (no SQL, no parameters)."""
+    text = str(error.orig).strip()
+    return text.splitlines()[0] if text else type(error.orig).__name__
+
+
+def _require_arena_tables(engine: Engine) -> None:
+    with engine.connect() as conn:
+        found = schema_version(conn)
+    if found is None:
+        raise StorageError(
+            f"The database {describe(engine)} holds no arena data yet. Run a tournament into "
+            "it first (arena run FILE --db ...), or point --db at the right database."
+        )
 
 
 @functools.cache
