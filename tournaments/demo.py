@@ -11,7 +11,9 @@ CPU without network or API key. Options shrink or swap parts of it (e.g. `--judg
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
+import shlex
 import sys
 import time
 import tomllib
@@ -93,12 +95,15 @@ def format_leaderboard(rows: Sequence[Mapping[str, Any]], title: str) -> str:
     return "\n".join(lines)
 
 
-def dashboard_hint(registry: Registry, db: str) -> str:
-    """How to look at the results: the dashboard when installed, else the CLI views."""
-    commands = set(registry.command_names())
-    if "dashboard" in commands:
-        return f"Dashboard: arena dashboard --db {db}"
-    return "Dashboard: not built yet — see `arena matches` / `arena ratings`"
+def dashboard_hint(db: str) -> str:
+    """The exact command that opens the dashboard on the demo's database (and how to get
+    Streamlit when it is missing)."""
+    from tournaments.dashboard_cli import EXTRA
+
+    command = f"Dashboard: arena dashboard --db {shlex.quote(db)}"
+    if importlib.util.find_spec("streamlit") is None:
+        return f"{command}   (first: pip install '{EXTRA}')"
+    return command
 
 
 async def run_demo(
@@ -133,7 +138,7 @@ async def run_demo(
         format_leaderboard(rows, f"Leaderboard of '{config.name}' (Bradley-Terry, Elo scale)"),
         "",
         f"Matches: arena matches --tournament {config.name} --db {db}",
-        dashboard_hint(registry, db),
+        dashboard_hint(db),
     ])
 
 

@@ -1,7 +1,7 @@
 """Adds the tournament commands to the command line (entry point
 ``builtin_tournaments = "tournaments.plugin"``): `arena run`, `arena matches`,
 `arena ratings`, `arena scores`, `arena export`, `arena import`, `arena schedule ...`,
-`arena scheduler` and `arena demo`."""
+`arena scheduler`, `arena demo` and `arena dashboard`."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 def arena_cli_commands() -> list[typer.Typer]:
     from tournaments.cli import app
     from tournaments.cli_ratings import app as ratings_app
+    from tournaments.dashboard_cli import dashboard_app
     from tournaments.demo import demo_app
     from tournaments.recurring_cli import schedule_app, scheduler_app
 
-    return [app, ratings_app, schedule_app, scheduler_app, demo_app]
+    return [app, ratings_app, schedule_app, scheduler_app, demo_app, dashboard_app]

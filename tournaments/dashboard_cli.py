@@ -1,0 +1,132 @@
+"""`arena dashboard`: the Streamlit app (`dashboard/app.py`) over an arena database,
+read-only, on loopback unless `--host` says otherwise.
+
+Before Streamlit starts, the database is opened read-only and its schema checked, and the
+port is tried, so a bad `--db` or a busy port is one clear sentence, not a server that
+starts and then shows an error. The URL reaches the app through `XENT_ARENA_DB`, not the
+command line, so a password in it never shows in the process list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from sqlalchemy.engine import make_url
+
+from arena.errors import ArenaError
+from arena.storage import DB_ENV, Store, default_db_url
+from arena.storage.read_only import open_read_only
+
+dashboard_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+EXTRA = "xent-arena[dashboard]"
+DEFAULT_PORT = 8501
+LOOPBACK = "127.0.0.1"
+
+
+class DashboardError(ArenaError):
+    """The dashboard cannot start (Streamlit missing, port busy)."""
+
+
+def app_script() -> Path:
+    """The entry script of the Streamlit app (shipped in the `dashboard` package)."""
+    import dashboard
+
+    return Path(dashboard.__file__).resolve().parent / "app.py"
+
+
+def require_streamlit() -> None:
+    try:
+        import streamlit  # noqa: F401
+    except ImportError:
+        raise DashboardError(
+            "The dashboard needs Streamlit, which is not installed. Install the dashboard "
+            f"extra: pip install '{EXTRA}'"
+        ) from None
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise unless `host:port` can be bound now (Streamlit would fail later, less clearly)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise DashboardError(
+            f"Cannot listen on host '{host}': {error.strerror}. Use an address of this "
+            f"machine, e.g. --host {LOOPBACK} (this machine only) or --host 0.0.0.0 (every "
+            "interface)."
+        ) from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise DashboardError(
+                f"Cannot listen on {host}:{port}: {error.strerror}. Pick another port with "
+                f"--port (e.g. --port {port + 1})."
+            ) from None
+
+
+def streamlit_command(host: str, port: int) -> list[str]:
+    return [
+        sys.executable, "-m", "streamlit", "run", str(app_script()),
+        "--server.address", host,
+        "--server.port", str(port),
+        "--server.headless", "true",
+        "--server.fileWatcherType", "none",
+        "--server.runOnSave", "false",
+        "--browser.gatherUsageStats", "false",
+        "--global.developmentMode", "false",
+    ]
+
+
+def shown_url(url: str) -> str:
+    with contextlib.suppress(Exception):
+        return make_url(url).render_as_string(hide_password=True)
+    return url
+
+
+@dashboard_app.command("dashboard")
+def dashboard_command(
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help="SQLAlchemy URL (default: $XENT_ARENA_DB or the user data dir)."),
+    ] = None,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to serve on.")] = DEFAULT_PORT,
+    host: Annotated[
+        str, typer.Option(help="Address to bind; 0.0.0.0 shares it with the network.")
+    ] = LOOPBACK,
+    upgrade: Annotated[
+        bool, typer.Option(help="First bring an older database to this arena's schema.")
+    ] = False,
+) -> None:
+    """Serve the live dashboard (read-only) over an arena database; Ctrl-C stops it."""
+    require_streamlit()
+    url = db or default_db_url()
+    if upgrade:
+        Store.open(url).close()
+    open_read_only(url).dispose()  # a clear error now, before any server starts
+    check_port(host, port)
+    typer.echo(f"Dashboard: http://{host}:{port}/  (database {shown_url(url)}; Ctrl-C stops it)")
+    env = {**os.environ, DB_ENV: url}
+    child = subprocess.Popen(streamlit_command(host, port), env=env)
+    try:
+        code = child.wait()
+    except KeyboardInterrupt:
+        child.send_signal(signal.SIGINT)
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        raise
+    if code != 0:
+        raise typer.Exit(code)
