@@ -256,7 +256,10 @@ def register(app: typer.Typer) -> None:
         every: Annotated[bool, typer.Option("--all", help="Check every registered game.")] = False,
         judge: JudgeOption = "bundled",
         player: Annotated[
-            str, typer.Option(help="Player spec seated in every active role.")
+            str,
+            typer.Option(
+                help="Player spec seated in every active role (the NPC when each role is probed)."
+            ),
         ] = "random",
         seed: SeedOption = 0,
         max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
@@ -342,12 +345,10 @@ def register(app: typer.Typer) -> None:
         ] = None,
         seed: SeedOption = 0,
         max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
-        theta: Annotated[
-            float, typer.Option(min=0.0, min_open=True, help="theta, bits per level.")
-        ] = 1.0,
+        theta: Annotated[float, typer.Option(help="theta, bits per level (> 0).")] = 1.0,
         levels: Annotated[int, typer.Option(min=1, help="m of the theta levels.")] = 2,
         epsilon: Annotated[
-            float, typer.Option(min=0.0, max=1.0, max_open=True, help="eps, failure probability.")
+            float, typer.Option(help="eps, the tolerated failure probability, in [0, 1).")
         ] = 0.1,
         as_json: JsonOption = False,
     ) -> None:

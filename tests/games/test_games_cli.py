@@ -72,3 +72,16 @@ def test_unknown_game_names_the_valid_ones() -> None:
     done = arena("check", "singel_text", "--judge", "ngram")
     assert done.returncode == 2
     assert "Did you mean 'single_text'?" in done.stderr
+
+
+def test_playability_reports_the_papers_verdicts_next_to_the_single_sample_check() -> None:
+    done = arena("playability", "single_text", "--judge", "ngram", "--maps", "3", "--rounds",
+                 "3", "--theta", "0.5", "--levels", "2", "--epsilon", "0.2", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    levels = report["levels"]
+    assert (levels["maps"], levels["theta"], levels["levels"], levels["epsilon"]) == (3, 0.5, 2, 0.2)
+    assert 0.0 <= levels["p_increasing"] <= 1.0 and isinstance(levels["playable_levels"], bool)
+    bad = arena("playability", "single_text", "--judge", "ngram", "--theta", "0")
+    assert bad.returncode == 2 and "theta > 0" in bad.stderr + bad.stdout
+    assert "Traceback" not in bad.stderr
