@@ -101,6 +101,7 @@ class _Setup:
     judge_id: int
     run_id: int
     pending: list[MatchPlan]
+    seed_key: bytes
 
 
 def _read_only_summary(store: Store, tournament: PreparedTournament) -> RunSummary:
@@ -153,6 +154,7 @@ def _setup(store: Store, tournament: PreparedTournament, judge: Judge) -> _Setup
         judge_id,
         run_id,
         pending,
+        store.tournament_seed_key(tournament_id),
     )
 
 
@@ -235,6 +237,7 @@ async def run_tournament(
         registry=registry,
         judge=judge,
         config=MatchConfig(
+            seed_key=setup.seed_key,
             limits=RoundLimits(config.ensure_budget, config.instruction_budget),
             policy=MovePolicy(timeout_s=config.move_timeout, retries=config.move_retries),
         ),

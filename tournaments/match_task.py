@@ -17,7 +17,6 @@ from arena.protocols.judge import Judge
 from arena.registry import Registry
 from arena.runtime.maps import GameMap
 from arena.runtime.match import MatchConfig, MatchResult, SeatScore
-from arena.runtime.seeds import derive_seed
 from arena.storage.records import MATCH_DONE, MATCH_ERROR, FinishedMatch, SeatResult
 from arena.storage.tables import utcnow
 from tournaments.config_errors import redact
@@ -33,7 +32,7 @@ class MatchContext:
 
     registry: Registry
     judge: Judge
-    config: MatchConfig  # limits and policy; rounds and play seed come from each plan
+    config: MatchConfig  # seed key, limits, policy; rounds and play seed come from each plan
     tournament_id: int
     run_id: int
     judge_id: int
@@ -50,11 +49,7 @@ async def play_plan(
     result = MatchResult(events=[], scores={}, error=None)
     hook = ctx.on_event
     seats = [
-        SeatSpec(
-            s.role, s.spec, main=s.main, participant=s.participant,
-            seed=derive_seed("seat", plan.play_seed, s.role),
-        )
-        for s in plan.seats
+        SeatSpec(s.role, s.spec, main=s.main, participant=s.participant) for s in plan.seats
     ]
     try:
         async with await build_match(
@@ -67,6 +62,7 @@ async def play_plan(
             limits=ctx.config.limits,
             policy=ctx.config.policy,
             match_id=plan.key,
+            seed_key=ctx.config.seed_key,  # the tournament's secret: seeds players get
             on_event=None if hook is None else (lambda event: hook(event, plan.key)),
         ) as match:
             result = await match.play(game_map)

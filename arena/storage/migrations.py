@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 from arena.storage import tables
 from arena.storage.engine import StorageError, describe, is_read_only, write_engine
 
-CURRENT_VERSION = 4
+CURRENT_VERSION = 5
 
 Migration = Callable[[Connection], None]
 
@@ -70,7 +70,21 @@ def _to_v4(connection: Connection) -> None:
         tables.table_of(table).create(connection, checkfirst=True)
 
 
-MIGRATIONS: dict[int, Migration] = {2: _to_v2, 3: _to_v3, 4: _to_v4}
+def _to_v5(connection: Connection) -> None:
+    """Tournaments get a secret seed key (XGL.md section 8). Existing ones get a fresh
+    random key here: their map and play seeds, hence their plans and stored match keys, do
+    not depend on it, so stored matches stay valid and a resume plays only what is missing
+    (moves seeds of the matches still to play are keyed from now on)."""
+    _add_columns(connection, tables.Tournament, ("seed_key",))
+    table = tables.table_of(tables.Tournament)
+    missing = connection.execute(select(table.c.id).where(table.c.seed_key.is_(None))).all()
+    for (ident,) in missing:
+        connection.execute(
+            table.update().where(table.c.id == ident).values(seed_key=tables.new_seed_key_hex())
+        )
+
+
+MIGRATIONS: dict[int, Migration] = {2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5}
 
 
 def schema_version(connection: Connection) -> int | None:

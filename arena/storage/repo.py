@@ -106,10 +106,11 @@ class Store:
         of imported results is refused (its config holds the files' provenance)."""
         table = t.table_of(t.Tournament)
         values = {"mode": mode, "config_json": config_json}
+        created = {**values, "seed_key": t.new_seed_key_hex()}
         for _ in range(2):  # the second pass finds the row a concurrent writer inserted
             try:
                 with self._write.begin() as conn:
-                    ident = _find_or_insert(conn, table, {"name": name}, values)
+                    ident = _find_or_insert(conn, table, {"name": name}, created)
                     found = conn.execute(select(table.c.mode).where(table.c.id == ident))
                     if found.scalar() == IMPORTED_MODE:
                         raise StorageError(
@@ -122,6 +123,22 @@ class Store:
             except IntegrityError:
                 continue
         raise RuntimeError(f"could not create or find the tournament '{name}'")
+
+    def tournament_seed_key(self, tournament_id: int) -> bytes:
+        """The tournament's secret seed key, made on first use where it has none (a
+        tournament of imported results, say). Only the executor reads it."""
+        table = t.table_of(t.Tournament)
+        with self._write.begin() as conn:
+            conn.execute(
+                table.update()
+                .where(table.c.id == tournament_id, table.c.seed_key.is_(None))
+                .values(seed_key=t.new_seed_key_hex())
+            )
+            found = conn.execute(select(table.c.seed_key).where(table.c.id == tournament_id))
+            key = found.scalar()
+        if key is None:
+            raise StorageError(f"No tournament with id {tournament_id} in the database.")
+        return bytes.fromhex(str(key))
 
     def ensure_participants(self, infos: Sequence[ParticipantInfo]) -> list[int]:
         rows = [

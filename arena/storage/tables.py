@@ -12,6 +12,7 @@ Changing a table means a new schema version: add a migration to `migrations.MIGR
 
 # No `from __future__ import annotations`: SQLModel reads the annotations at class creation.
 
+import secrets
 from datetime import UTC, datetime
 
 from sqlalchemy import BigInteger, Column, Table, Text, UniqueConstraint
@@ -20,6 +21,11 @@ from sqlmodel import Field, SQLModel
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def new_seed_key_hex() -> str:
+    """A fresh secret seed key (32 random bytes, as `arena.runtime.seeds` uses), in hex."""
+    return secrets.token_hex(32)
 
 
 def table_of(model: type[SQLModel]) -> Table:
@@ -55,6 +61,12 @@ class Tournament(SQLModel, table=True):
     mode: str
     config_json: str = Field(sa_column=_text(), description="the latest config, as JSON")
     created_at: datetime = Field(default_factory=utcnow)
+    seed_key: str | None = Field(
+        default=None,
+        sa_column=_text(nullable=True),
+        description="secret hex key of every seed players receive (arena.runtime.seeds); "
+        "never shown, exported or given to a player",
+    )
 
 
 class Run(SQLModel, table=True):

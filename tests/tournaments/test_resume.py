@@ -1,5 +1,6 @@
 """Resume after `kill -9`: a tournament killed at random moments, several times, then run
-to completion, stores exactly the matches of an uninterrupted run with the same seeds."""
+to completion, stores exactly the matches of an uninterrupted run with the same seeds (and
+the same secret seed key, which a tournament keeps in its database)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,24 @@ def snapshot(db: str) -> dict[str, tuple[object, ...]]:
         store.close()
 
 
+def share_seed_key(reference_db: str, db_file: Path) -> None:
+    """Give the tournament in `db_file` the reference's seed key, as if it were that
+    database (the key, not the file, decides the seeds players receive)."""
+    reference = Store.open(reference_db)
+    try:
+        with reference.engine.connect() as conn:
+            key = conn.execute(text("SELECT seed_key FROM tournaments WHERE name = 'resume'")).scalar_one()
+    finally:
+        reference.close()
+    store = Store.open(sqlite_url(db_file))
+    try:
+        store.ensure_tournament("resume", "eval", "{}")  # the run replaces mode and config
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE tournaments SET seed_key = :k WHERE name = 'resume'"), {"k": key})
+    finally:
+        store.close()
+
+
 def stored_count(db_file: Path) -> int:
     if not db_file.exists():
         return 0
@@ -102,6 +121,7 @@ async def test_killed_runs_resume_to_exactly_the_uninterrupted_result(tmp_path: 
     assert reference.written == reference.planned == 4 * 3 + 2 * (2 * 4 * 3)
 
     db_file = tmp_path / "killed.db"
+    share_seed_key(reference_db, db_file)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = child_command(path, db_file)
     rng = random.Random(int(os.environ.get("RESUME_TEST_SEED", "0")) or None)
