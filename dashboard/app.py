@@ -1,0 +1,177 @@
+"""Entry script of the Xent Arena dashboard (see dashboard/README.md):
+
+    streamlit run dashboard/app.py -- --db URL      (or XENT_ARENA_DB=URL)
+
+It opens the database read-only, refuses with one clear sentence a database it cannot show,
+puts the global filters in the sidebar and the URL, and runs the page picked in the
+navigation. Pages read everything through `dashboard.context.current()`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent.parent
+if str(_ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, not the repo
+    sys.path.insert(0, str(_ROOT))
+
+import streamlit as st  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from arena.storage import default_db_url  # noqa: E402
+from dashboard import data  # noqa: E402
+from dashboard.context import Context, engine_for, set_current  # noqa: E402
+from dashboard.database import DashboardDatabaseError, check_database  # noqa: E402
+from dashboard.filters import (  # noqa: E402
+    GLOBAL_PARAMS,
+    P_GAME,
+    Filters,
+    filters_from_params,
+    params_from_filters,
+)
+
+PAGES = (
+    ("views/live.py", "Live", "live", ":material/monitor_heart:"),
+    ("views/leaderboard.py", "Leaderboard", "leaderboard", ":material/leaderboard:"),
+    ("views/xent_measure.py", "Xent measure", "xent-measure", ":material/bar_chart:"),
+    ("views/playability.py", "Playability", "playability", ":material/show_chart:"),
+    ("views/ratings_over_time.py", "Ratings over time", "ratings-over-time",
+     ":material/timeline:"),
+    ("views/matches.py", "Matches", "matches", ":material/table_rows:"),
+    ("views/replay.py", "Replay", "replay", ":material/replay:"),
+    ("views/tournaments.py", "Tournaments and schedules", "tournaments", ":material/event:"),
+    ("views/games.py", "Games", "games", ":material/extension:"),
+)
+ALL_JUDGES = "(all judges)"
+_INIT = "_filters_from_url"
+
+
+def database_url(argv: list[str]) -> str:
+    """`--db URL` from the script arguments, else $XENT_ARENA_DB, else the default database."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--db", default=None)
+    known, _ = parser.parse_known_args(argv)
+    return str(known.db) if known.db else default_db_url()
+
+
+def _stop_with(message: str) -> None:
+    st.title("Xent Arena")
+    st.error(message)
+    st.stop()
+
+
+def _init_widgets_from_url() -> None:
+    """On a session's first run, the sidebar widgets take their values from the link."""
+    if st.session_state.get(_INIT):
+        return
+    st.session_state[_INIT] = True
+    params = st.query_params
+    linked = filters_from_params(
+        {k: params[k] for k in GLOBAL_PARAMS if k in params and k != P_GAME},
+        params.get_all(P_GAME),
+    )
+    if linked.tournament:
+        st.session_state["f_tournament"] = linked.tournament
+    if linked.snapshot is not None:
+        st.session_state["f_snapshot"] = linked.snapshot
+    if linked.games:
+        st.session_state["f_games"] = list(linked.games)
+    if linked.judge:
+        st.session_state["f_judge"] = linked.judge
+    if linked.since or linked.until:
+        st.session_state["f_dates"] = tuple(d for d in (linked.since, linked.until) if d)
+
+
+def _keep_valid(key: str, options: Sequence[object]) -> None:
+    """Drop a remembered (or linked) widget value that is no longer an option."""
+    value = st.session_state.get(key)
+    if isinstance(value, list):
+        st.session_state[key] = [v for v in value if v in options]
+    elif value is not None and value not in options:
+        del st.session_state[key]
+
+
+def sidebar_filters(url: str) -> Filters:
+    engine = engine_for(url)
+    _init_widgets_from_url()
+    bar = st.sidebar
+    names = list(data.tournaments(engine)["name"])
+    _keep_valid("f_tournament", names)
+    tournament = bar.selectbox("Tournament", names, key="f_tournament")
+    snaps = data.snapshots(engine, tournament)
+    ids = [int(i) for i in snaps["id"]]
+    labels = {int(r.id): f"#{r.id} · {r.created_at:%Y-%m-%d %H:%M} · {r.matches} matches"
+              for r in snaps.itertuples()}
+    _keep_valid("f_snapshot", ids)
+    snapshot = bar.selectbox("Rating snapshot", ids, key="f_snapshot",
+                             format_func=lambda i: labels.get(i, str(i)),
+                             help="The stored ratings the leaderboard shows (latest first).")
+    games = data.game_names(engine, tournament)
+    _keep_valid("f_games", games)
+    chosen = bar.multiselect("Games", games, key="f_games", placeholder="all games")
+    judges = [ALL_JUDGES, *data.judge_specs(engine, tournament)]
+    _keep_valid("f_judge", judges)
+    judge = bar.selectbox("Judge", judges, key="f_judge")
+    window = bar.date_input("Finished between", value=st.session_state.get("f_dates", ()),
+                            key="f_dates", help="UTC dates, inclusive; empty: all dates.")
+    days = [d for d in (window if isinstance(window, tuple | list) else [window])
+            if isinstance(d, date)]
+    return Filters(
+        tournament=tournament,
+        snapshot=snapshot,
+        games=tuple(sorted(chosen)),
+        judge=None if judge in (None, ALL_JUDGES) else str(judge),
+        since=days[0] if days else None,
+        until=days[1] if len(days) > 1 else None,
+    )
+
+
+def _sync_url(filters: Filters) -> None:
+    wanted = params_from_filters(filters)
+    for key in GLOBAL_PARAMS:
+        value = wanted.get(key)
+        if value is None:
+            if key in st.query_params:
+                del st.query_params[key]
+        elif (st.query_params.get_all(key) if isinstance(value, list)
+              else st.query_params.get(key)) != value:
+            st.query_params[key] = value
+
+
+def _public(url: str) -> str:
+    """The URL without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url
+
+
+def main() -> None:
+    st.set_page_config(page_title="Xent Arena", page_icon=":material/insights:", layout="wide")
+    url = database_url(sys.argv[1:])
+    try:
+        engine = engine_for(url)
+    except DashboardDatabaseError as error:
+        engine_for.clear()
+        _stop_with(str(error))
+        return
+    state = check_database(engine, _public(url))
+    if not state.ok:
+        _stop_with(state.message)
+    filters = sidebar_filters(url)
+    if filters.tournament is None:
+        _stop_with(f"The database {url} holds no tournament yet. Run one into it "
+                   "(`arena run FILE --db URL`, or `arena demo`), then reload.")
+    set_current(Context(url, filters, data.watermark(engine)))
+    _sync_url(filters)
+    st.sidebar.text("Read-only view of " + _public(url))
+    pages = [st.Page(path, title=title, url_path=slug, icon=icon)
+             for path, title, slug, icon in PAGES]
+    st.navigation(pages).run()
+
+
+main()

@@ -1,0 +1,193 @@
+"""Chart builders: pure functions from DataFrames to Altair charts (tested on their specs).
+
+Player text (tokens, moves, names) only ever enters a chart as data: Vega draws it as SVG
+text, never parses it as HTML or markdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+AnyChart = Any  # an Altair chart (Chart, LayerChart or FacetChart); its chaining API is untyped
+HEAT_SCHEME: Any = "orangered"  # more bits (more surprise) is darker
+TOKENS_PER_ROW = 12
+_FONT = 11
+
+
+def forest_plot(board: pd.DataFrame, unit: str) -> AnyChart:
+    """Ratings with their intervals (a CI forest plot), best at the top; provisional rows
+    are hollow points. Columns: participant, rating, ci_low, ci_high, provisional."""
+    order = list(board.sort_values("rating", ascending=False)["participant"])
+    base = alt.Chart(board).encode(
+        y=alt.Y("participant:N", sort=order, title=None),
+        tooltip=["participant", alt.Tooltip("rating:Q", format=".1f"),
+                 alt.Tooltip("ci_low:Q", format=".1f"), alt.Tooltip("ci_high:Q", format=".1f"),
+                 "provisional"],
+    )
+    rule = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X("ci_low:Q", title=f"rating ({unit}), 95% interval", scale=alt.Scale(zero=False)),
+        x2="ci_high:Q",
+    )
+    point = base.mark_point(size=80, filled=True).encode(
+        x="rating:Q",
+        fill=alt.condition("datum.provisional", alt.value("white"), alt.value("#1f77b4")),
+        stroke=alt.value("#1f77b4"),
+    )
+    return (rule + point).properties(height=max(60, 28 * len(order)))
+
+
+def pair_matrix(frame: pd.DataFrame, value: str, title: str, fmt: str = ".2f") -> AnyChart:
+    """A participant x participant heat map of `value` (columns a, b, value), row beats column."""
+    names = sorted(set(frame["a"]) | set(frame["b"])) if len(frame) else []
+    base = alt.Chart(frame).encode(
+        x=alt.X("b:N", sort=names, title="against"),
+        y=alt.Y("a:N", sort=names, title=None),
+    )
+    rect = base.mark_rect().encode(
+        color=alt.Color(f"{value}:Q", scale=alt.Scale(scheme="blueorange", domain=[0, 1])
+                        if value in ("p_win", "win_rate") else alt.Scale(scheme="greens"),
+                        title=title),
+        tooltip=["a", "b", alt.Tooltip(f"{value}:Q", format=fmt)],
+    )
+    text = base.mark_text(fontSize=_FONT).encode(text=alt.Text(f"{value}:Q", format=fmt))
+    return (rect + text).properties(title=title)
+
+
+def histogram_overlay(masses: pd.DataFrame, x_title: str) -> AnyChart:
+    """Xent-measure histograms overlaid (columns participant, bin_low, bin_high, mass)."""
+    return (
+        alt.Chart(masses)
+        .mark_bar(opacity=0.45, binSpacing=0)
+        .encode(
+            x=alt.X("bin_low:Q", bin="binned", title=x_title),
+            x2="bin_high:Q",
+            y=alt.Y("mass:Q", stack=None, title="share of games"),
+            color=alt.Color("participant:N"),
+            tooltip=["participant", "bin_low", "bin_high", alt.Tooltip("mass:Q", format=".2f")],
+        )
+    )
+
+
+def ecdf(values: pd.DataFrame, x_title: str) -> AnyChart:
+    """Empirical CDF per participant (columns participant, value)."""
+    return (
+        alt.Chart(values)
+        .transform_window(
+            cumulative="cume_dist()", sort=[{"field": "value"}], groupby=["participant"]
+        )
+        .mark_line(interpolate="step-after")
+        .encode(
+            x=alt.X("value:Q", title=x_title),
+            y=alt.Y("cumulative:Q", title="share of games at or below"),
+            color="participant:N",
+            tooltip=["participant", "game", alt.Tooltip("value:Q", format=".2f")],
+        )
+    )
+
+
+def arms_chart(curves: pd.DataFrame, base: str | None) -> AnyChart:
+    """Running-max (arms_k) curves (columns participant, round, arms); the base dashed."""
+    frame = curves.assign(is_base=curves["participant"] == base)
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("round:O", title="rounds played k"),
+            y=alt.Y("arms:Q", title="arms_k (bits, mean over maps)", scale=alt.Scale(zero=False)),
+            color="participant:N",
+            strokeDash=alt.condition("datum.is_base", alt.value([6, 4]), alt.value([1, 0])),
+            tooltip=["participant", "round", alt.Tooltip("arms:Q", format=".2f")],
+        )
+    )
+
+
+def rating_history(history: pd.DataFrame, changes: pd.DataFrame, unit: str) -> AnyChart:
+    """Rating per snapshot with the interval band; vertical marks where a spec or the judge
+    changed (`changes`: created_at, kind, name)."""
+    base = alt.Chart(history).encode(
+        x=alt.X("created_at:T", title="snapshot"), color="participant:N"
+    )
+    band = base.mark_area(opacity=0.15).encode(y=alt.Y("ci_low:Q", title=f"rating ({unit})"),
+                                               y2="ci_high:Q")
+    line = base.mark_line(point=True).encode(
+        y="rating:Q",
+        tooltip=["participant", "snapshot", alt.Tooltip("rating:Q", format=".1f"),
+                 alt.Tooltip("ci_low:Q", format=".1f"), alt.Tooltip("ci_high:Q", format=".1f")],
+    )
+    marks = alt.Chart(changes).mark_rule(strokeDash=[3, 3], color="gray").encode(
+        x="first_match_at:T", tooltip=["kind", "name", "detail"]
+    )
+    return alt.layer(band, line, marks)
+
+
+def rank_probabilities(probs: pd.DataFrame) -> AnyChart:
+    """P(rank = k) per participant (columns participant, rank, p)."""
+    base = alt.Chart(probs).encode(
+        x=alt.X("rank:O", title="rank k"), y=alt.Y("participant:N", title=None)
+    )
+    return base.mark_rect().encode(
+        color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="P(rank=k)"),
+        tooltip=["participant", "rank", alt.Tooltip("p:Q", format=".2f")],
+    ) + base.mark_text(fontSize=_FONT).encode(text=alt.Text("p:Q", format=".2f"))
+
+
+def token_frame(tokens: Sequence[str], bits: Sequence[float], label: str = "") -> pd.DataFrame:
+    """Heat-map rows: one per token with its grid cell; a leading space shows as '·' so
+    word boundaries stay visible."""
+    shown = [tok.replace(" ", "·").replace("\n", "⏎") for tok in tokens]
+    return pd.DataFrame({
+        "label": label,
+        "position": range(len(tokens)),
+        "row": [i // TOKENS_PER_ROW for i in range(len(tokens))],
+        "column": [i % TOKENS_PER_ROW for i in range(len(tokens))],
+        "token": shown,
+        "bits": [float(b) for b in bits],
+    })
+
+
+def token_heatmap(frame: pd.DataFrame, facet: bool = False) -> AnyChart:
+    """Per-token cross-entropy: each token a cell coloured by its bits; hover shows the bits.
+    With `facet`, one block per `label` (aligned diff of two texts)."""
+    base = alt.Chart(frame).encode(
+        x=alt.X("column:O", axis=None),
+        y=alt.Y("row:O", axis=None),
+        tooltip=["position", "token", alt.Tooltip("bits:Q", format=".3f")],
+    )
+    rect = base.mark_rect(stroke="white").encode(
+        color=alt.Color("bits:Q", scale=alt.Scale(scheme=HEAT_SCHEME), title="bits")
+    )
+    text = base.mark_text(fontSize=_FONT, limit=60).encode(text="token:N")
+    layered = (rect + text).properties(width=TOKENS_PER_ROW * 64, height=alt.Step(22))
+    if facet:
+        return layered.facet(row=alt.Row("label:N", title=None))
+    return layered
+
+
+def round_scores(scores: pd.DataFrame) -> AnyChart:
+    """Score per round and seat (columns round, seat, score)."""
+    return (
+        alt.Chart(scores)
+        .mark_line(point=True)
+        .encode(x=alt.X("round:O"), y=alt.Y("score:Q", title="round score (bits)"),
+                color="seat:N", tooltip=["seat", "round", alt.Tooltip("score:Q", format=".3f")])
+    )
+
+
+def score_distribution(scores: pd.DataFrame) -> AnyChart:
+    """Match-score distribution per role (columns role, best)."""
+    return (
+        alt.Chart(scores)
+        .mark_boxplot(extent="min-max")
+        .encode(x=alt.X("best:Q", title="match score (bits)"), y=alt.Y("role:N", title=None))
+    )
+
+
+def progress_line(done: pd.DataFrame) -> AnyChart:
+    """Cumulative finished matches over time (columns finished_at, done)."""
+    return alt.Chart(done).mark_line().encode(
+        x=alt.X("finished_at:T", title=None), y=alt.Y("done:Q", title="matches stored")
+    )

@@ -1,0 +1,40 @@
+"""The state every page reads: the database, the global filters and the data watermark,
+set by the entry script (`dashboard/app.py`) on each run before the page runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+from sqlalchemy import Engine
+
+from dashboard.filters import Filters
+
+_KEY = "_dashboard_context"
+
+
+@dataclass(frozen=True)
+class Context:
+    url: str
+    filters: Filters
+    watermark: tuple[int, ...]
+
+
+def set_current(context: Context) -> None:
+    st.session_state[_KEY] = context
+
+
+def current() -> Context:
+    found = st.session_state.get(_KEY)
+    if not isinstance(found, Context):  # a page run without the entry script
+        st.error("Open the dashboard through its entry script: streamlit run dashboard/app.py")
+        st.stop()
+    return found
+
+
+@st.cache_resource(show_spinner=False)
+def engine_for(url: str) -> Engine:
+    """One read-only engine per database URL for the whole server."""
+    from dashboard.database import readonly_engine
+
+    return readonly_engine(url)

@@ -1,0 +1,204 @@
+"""Numbers the pages derive from stored data with the arena's own pure functions (ratings,
+normalisation, the static game checker): ``(engine, ...) -> DataFrame``. No bootstrap runs
+here: intervals come from stored rating snapshots."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Engine
+
+from dashboard import data
+from dashboard.filters import Filters
+from tournaments.normalisation import (
+    ThresholdSpec,
+    arms_curves,
+    catch_up_normalisation,
+    game_scores,
+    reference_normalisation,
+)
+from tournaments.ratings import comparisons_from_records, fit, to_scale
+from tournaments.ratings.bootstrap import expected_match_counts
+from tournaments.ratings.bradley_terry import ELO_PER_NATURAL
+
+Normalisation = Literal["catch-up", "narms", "reference"]
+NORMALISATIONS: tuple[str, ...] = ("catch-up", "narms", "reference")
+BOARD_COLUMNS = ["rank", "participant", "rating", "ci_low", "ci_high", "rank_low", "rank_high",
+                 "n_comparisons", "provisional"]
+
+
+def unit_of(payload: dict[str, Any]) -> tuple[str, float]:
+    """The rating unit's name and natural-log units per rating point of a snapshot."""
+    return ("log strength", 1.0) if payload.get("scale") == "log" else ("Elo", ELO_PER_NATURAL)
+
+
+def snapshot_board(engine: Engine, snapshot_id: int) -> pd.DataFrame:
+    """A snapshot's leaderboard with rank (by rating) and rank change since the tournament's
+    previous snapshot (positive: moved up; NaN: new)."""
+    payload = data.snapshot_payload(engine, snapshot_id) or {}
+    board = pd.DataFrame(payload.get("rows", []), columns=BOARD_COLUMNS[1:])
+    board.insert(0, "rank", range(1, len(board) + 1))
+    history = data.snapshot_history(engine, _tournament_of(payload))
+    earlier = history[history["snapshot"] < snapshot_id] if len(history) else history
+    if len(earlier):
+        last = earlier[earlier["snapshot"] == earlier["snapshot"].max()]
+        before = {p: i + 1 for i, p in enumerate(last.sort_values("rating", ascending=False)
+                                                  ["participant"])}
+        board["rank_change"] = [before[p] - r if p in before else np.nan
+                                for p, r in zip(board["participant"], board["rank"], strict=True)]
+    else:
+        board["rank_change"] = np.nan
+    return board
+
+
+def _tournament_of(payload: dict[str, Any]) -> str | None:
+    names = payload.get("tournaments") or []
+    return str(names[0]) if len(names) == 1 else None
+
+
+def predicted_wins(board: pd.DataFrame, per_natural: float) -> pd.DataFrame:
+    """P(row beats column) under Bradley–Terry from the ratings (a, b, p_win)."""
+    rows = []
+    ratings = dict(zip(board["participant"], board["rating"], strict=True))
+    for a, ra in ratings.items():
+        for b, rb in ratings.items():
+            if a != b:
+                rows.append({"a": a, "b": b,
+                             "p_win": 1.0 / (1.0 + math.exp(-(ra - rb) / per_natural))})
+    return pd.DataFrame(rows, columns=["a", "b", "p_win"])
+
+
+def point_ratings(engine: Engine, filters: Filters, role: str | None = None) -> pd.DataFrame:
+    """Bradley–Terry point ratings (Elo, game-weighted, no intervals) of the matches `filters`
+    select; with `role`, eval matches only where the main character played `role`."""
+    seats = data.scored_seats(engine, filters)
+    if role and len(seats):
+        main_role = seats[seats["main"].astype(bool)].groupby("match")["role"].first()
+        keep = set(main_role[(main_role == role)].index)
+        keep |= set(seats.loc[seats["mode"] != "eval", "match"])
+        seats = seats[seats["match"].isin(keep)]
+    records = data.match_records(seats)
+    comparisons = comparisons_from_records(records)
+    if not comparisons.participants:
+        return pd.DataFrame(columns=["participant", "rating", "n_comparisons"])
+    weights = expected_match_counts(comparisons.match_game, True)
+    result = fit(comparisons, match_weights=weights)
+    ratings = to_scale(result.strengths, "elo")
+    frame = pd.DataFrame({
+        "participant": comparisons.participants,
+        "rating": [float(r) for r in ratings],
+        "n_comparisons": [int(n) for n in comparisons.comparisons_per_participant()],
+    })
+    return frame.sort_values("rating", ascending=False, ignore_index=True)
+
+
+def rank_probabilities(engine: Engine, snapshot_id: int) -> pd.DataFrame:
+    """P(rank = k) per participant from a snapshot's stored bootstrap draws (participant,
+    rank, p); empty when the snapshot stored no draws."""
+    payload = data.snapshot_payload(engine, snapshot_id) or {}
+    draws = payload.get("draws")
+    names = payload.get("participants") or [r["participant"] for r in payload.get("rows", [])]
+    if not draws or not names:
+        return pd.DataFrame(columns=["participant", "rank", "p"])
+    matrix = np.asarray(draws, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[1] != len(names):
+        return pd.DataFrame(columns=["participant", "rank", "p"])
+    ranks = (-matrix).argsort(axis=1).argsort(axis=1) + 1  # 1 = best in that draw
+    rows = []
+    for j, name in enumerate(names):
+        counts = np.bincount(ranks[:, j], minlength=len(names) + 1)[1:]
+        rows += [{"participant": name, "rank": k + 1, "p": float(c) / matrix.shape[0]}
+                 for k, c in enumerate(counts)]
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ normalisation
+
+
+def normalised_scores(
+    engine: Engine, filters: Filters, base: str | None, how: str, theta: float = 1.0, m: int = 2
+) -> tuple[pd.DataFrame, list[str]]:
+    """participant, game, value rows of normalised scores (SCORING.md section 3), plus notes
+    (unplayable cells, skipped maps). `how`: catch-up, narms (the paper's threshold version
+    with `theta` bits per level and `m` levels) or reference (percent of the best per map)."""
+    records = data.match_records(data.scored_seats(engine, filters))
+    notes: list[str] = []
+    if how == "reference":
+        ref = reference_normalisation(records)
+        per_game = {p: dict(g) for p, g in ref.per_game.items()}
+        if ref.skipped_maps:
+            notes.append(f"{len(ref.skipped_maps)} map(s) skipped: nobody scored there, or "
+                         "the best score is 0.")
+    else:
+        if not base:
+            return pd.DataFrame(columns=["participant", "game", "value"]), [
+                "Pick a base participant: catch-up and narms scores are relative to it."]
+        threshold = ThresholdSpec(theta, m) if how == "narms" else None
+        cells = catch_up_normalisation(records, base, threshold=threshold)
+        notes += [f"{c.game} / {c.role}: {c.reason}" for c in cells.values() if not c.playable]
+        per_game = game_scores(cells)
+    rows = [{"participant": p, "game": g, "value": v}
+            for p, games in per_game.items() for g, v in games.items()]
+    return pd.DataFrame(rows, columns=["participant", "game", "value"]), notes
+
+
+def histogram(values: pd.DataFrame, edges: np.ndarray) -> pd.DataFrame:
+    """Per participant, the share of its games in each bin (values clipped into the end
+    bins; each game an atom of mass 1/|games|, as the Xent measure of the paper)."""
+    rows = []
+    for name, group in values.groupby("participant", sort=True):
+        clipped = np.clip(group["value"].to_numpy(dtype=float), edges[0], edges[-1])
+        counts, _ = np.histogram(clipped, bins=edges)
+        total = max(int(counts.sum()), 1)
+        rows += [{"participant": name, "bin_low": float(lo), "bin_high": float(hi),
+                  "mass": c / total} for lo, hi, c in zip(edges[:-1], edges[1:], counts,
+                                                          strict=True)]
+    return pd.DataFrame(rows, columns=["participant", "bin_low", "bin_high", "mass"])
+
+
+def arms(engine: Engine, filters: Filters) -> pd.DataFrame:
+    """Running-max curves: game, role, participant, round, arms (mean over maps)."""
+    records = data.match_records(data.scored_seats(engine, filters))
+    rows = [
+        {"game": game, "role": role, "participant": p, "round": k + 1, "arms": float(v)}
+        for (game, role), curves in arms_curves(records).items()
+        for p, curve in curves.items()
+        for k, v in enumerate(curve)
+    ]
+    return pd.DataFrame(rows, columns=["game", "role", "participant", "round", "arms"])
+
+
+# ------------------------------------------------------------------------------ games
+
+
+def game_catalogue(engine: Engine, tournament: str | None) -> pd.DataFrame:
+    """Stored games with their header and static-check status (the checker only reads
+    code; nothing is run)."""
+    from arena.lang.checker import check_program
+    from arena.lang.parser import parse_source
+
+    frame = data.games(engine, tournament)
+    headers, checks = [], []
+    for row in frame.itertuples():
+        result = parse_source(str(row.source), str(row.filename or row.name), str(row.dialect))
+        problems = list(result.diagnostics) + check_program(
+            result.program, unparsed_lines=result.unparsed_lines)
+        headers.append(" / ".join(h.strip() for h in result.program.header))
+        checks.append("ok" if not problems else "; ".join(
+            f"line {d.line}: {d.message}" for d in problems[:3]))
+    frame = frame.assign(header=headers, check=checks)
+    return frame
+
+
+def role_advantage(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per game and role: matches, mean and spread of match scores, and the role's mean
+    minus the game's mean over roles (its advantage, in bits)."""
+    if scores.empty:
+        return pd.DataFrame(columns=["game", "role", "matches", "mean", "std", "advantage"])
+    table = scores.groupby(["game", "role"])["best"].agg(["count", "mean", "std"]).reset_index()
+    table = table.rename(columns={"count": "matches"})
+    table["advantage"] = table["mean"] - table.groupby("game")["mean"].transform("mean")
+    return table

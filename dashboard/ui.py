@@ -1,0 +1,46 @@
+"""Small rendering helpers shared by the pages. Player and plugin text (moves, names, game
+code) goes only through `st.text`, `st.code` and dataframes: never markdown, never HTML."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.context import current
+
+
+def need_rows(frame: pd.DataFrame, what: str) -> bool:
+    """False, with an info line naming the active filters, when `frame` is empty."""
+    if len(frame):
+        return True
+    f = current().filters
+    parts = [f"tournament {f.tournament}"]
+    if f.games:
+        parts.append("games " + ", ".join(f.games))
+    if f.judge:
+        parts.append(f"judge {f.judge}")
+    if f.since or f.until:
+        parts.append(f"dates {f.since or '…'} to {f.until or '…'}")
+    st.info(f"No {what} for {'; '.join(parts)}. Widen the filters in the sidebar.")
+    return False
+
+
+def page_param(name: str) -> str | None:
+    """A page's own query parameter (e.g. ``match``), or None."""
+    value = st.query_params.get(name)
+    return value or None
+
+
+def set_page_param(name: str, value: str | None) -> None:
+    if value is None:
+        if name in st.query_params:
+            del st.query_params[name]
+    elif st.query_params.get(name) != value:
+        st.query_params[name] = value
+
+
+def link_params(**extra: str) -> dict[str, str | list[str]]:
+    """Query parameters of the global filters plus `extra` (for links between pages)."""
+    from dashboard.filters import params_from_filters
+
+    return {**params_from_filters(current().filters), **extra}

@@ -1,0 +1,34 @@
+"""Games: the catalogue with header metadata, code, static-check status, score distribution
+per role across all participants, and role advantage."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts
+from dashboard.cache import compute, query
+from dashboard.context import current
+from dashboard.derived import role_advantage
+from dashboard.ui import need_rows
+
+ctx = current()
+f = ctx.filters
+st.title("Games")
+catalogue = compute("game_catalogue", f.tournament)
+if not need_rows(catalogue, "games"):
+    st.stop()
+st.dataframe(catalogue.drop(columns=["source"]), hide_index=True, width="stretch")
+keys = list(range(len(catalogue)))
+index = st.selectbox("Game", keys, key="g_game", format_func=lambda i: (
+    f"{catalogue.iloc[i]['name']} v{catalogue.iloc[i]['version']}"))
+row = catalogue.iloc[index]
+st.text(f"check: {row['check']}")
+st.code(str(row["source"]), language=None, line_numbers=True)
+scores = query("role_scores", f.with_games([str(row["name"])]))
+if len(scores):
+    st.altair_chart(charts.score_distribution(scores), width="stretch")
+    st.dataframe(role_advantage(scores), hide_index=True, width="stretch")
+    st.caption("Advantage: the role's mean match score minus the mean over the game's roles "
+               "(bits); all participants and NPCs included.")
+else:
+    st.info("No scored match of this game in the selection.")

@@ -1,0 +1,80 @@
+"""Live: running tournaments (done/total, rate, ETA, errors, forfeits), matches in flight,
+recent results, the next recurring run and the judge pool's health, from the heartbeats
+the executor and scheduler write to the database. Refreshes itself every few seconds without
+reloading the page (a toggle pauses it)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from dashboard.cache import fresh
+from dashboard.context import current
+
+REFRESH_S = 2.0
+ctx = current()
+st.title("Live")
+try:  # TEMPORARY until the live tables (schema v4) are merged
+    import arena.storage.live  # noqa: F401
+except ModuleNotFoundError:
+    st.info("Live progress needs the arena's live tables (schema v4).")
+    st.stop()
+paused = st.toggle("Pause auto-refresh", key="live_paused")
+
+
+def eta_text(seconds: float | None) -> str:
+    if seconds is None or seconds != seconds:
+        return "—"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+@st.fragment(run_every=None if paused else REFRESH_S)
+def live_panel() -> None:
+    f = ctx.filters
+    runs = fresh("live_progress")
+    st.caption(f"Updated {datetime.now(UTC):%H:%M:%S} UTC"
+               + (" (paused)" if paused else f", every {REFRESH_S:g} s"))
+    running = runs[runs["status"] == "running"]
+    for row in running.itertuples():
+        st.text(f"Run {row.run} of {row.tournament} on {row.host} (pid {row.pid})")
+        cols = st.columns(6)
+        cols[0].metric("Finished", f"{row.finished}/{row.total}")
+        cols[1].metric("Matches/min", f"{row.matches_per_min:.1f}")
+        cols[2].metric("ETA", eta_text(row.eta_s))
+        cols[3].metric("Errors", int(row.errors))
+        cols[4].metric("Forfeits", int(row.forfeits))
+        cols[5].metric("In flight", int(row.in_flight))
+        st.progress(min(1.0, row.finished / max(row.total, 1)))
+        if row.stale:
+            st.warning(f"Run {row.run} says running but stopped reporting: its process may "
+                       "have been killed.")
+    if not len(running):
+        st.info("No tournament is running now. Start one with `arena run FILE --db URL`; "
+                "this page follows it as it plays.")
+    st.subheader("Matches in flight")
+    flight = fresh("live_matches")
+    if len(flight):
+        st.dataframe(flight, hide_index=True, width="stretch")
+    else:
+        st.caption("None.")
+    st.subheader("Recent results")
+    st.dataframe(fresh("matches", f, limit=10), hide_index=True, width="stretch")
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Judge pool")
+        health = fresh("live_judges", [int(r) for r in running["run"]])
+        if len(health):
+            st.dataframe(health, hide_index=True, width="stretch")
+        else:
+            st.caption("No judge pool statistics from a running tournament.")
+    with right:
+        st.subheader("Next recurring run")
+        st.dataframe(fresh("next_recurring"), hide_index=True, width="stretch")
+    st.subheader("Runs")
+    st.dataframe(runs, hide_index=True, width="stretch")
+
+
+live_panel()

@@ -1,0 +1,33 @@
+"""Playability: running-max (arms_k) curves per game and role, per participant, against the
+base participant (SCORING.md section 3)."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from dashboard import charts
+from dashboard.cache import compute, query
+from dashboard.context import current
+from dashboard.ui import need_rows
+
+ctx = current()
+f = ctx.filters
+st.title("Playability")
+curves = compute("arms", f)
+if not need_rows(curves, "scored matches"):
+    st.stop()
+config = json.loads(query("tournaments").set_index("name")["config_json"].get(
+    f.tournament, "{}") or "{}")
+base = config.get("base")
+cells = sorted({(g, r) for g, r in zip(curves["game"], curves["role"], strict=True)})
+cell = st.selectbox("Game and role", cells, format_func=lambda c: f"{c[0]} / {c[1]}",
+                    key="p_cell")
+chosen = curves[(curves["game"] == cell[0]) & (curves["role"] == cell[1])]
+st.altair_chart(charts.arms_chart(chosen, base), width="stretch")
+st.caption("arms_k: the best score among the first k rounds, averaged over maps (forfeits "
+           "count as the worst score on the map minus one bit). Dashed: the base participant. "
+           "A game is playable for the base when its curve rises: catch-up scores need that.")
+st.dataframe(chosen.pivot_table(index="round", columns="participant", values="arms"),
+             width="stretch")

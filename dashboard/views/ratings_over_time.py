@@ -1,0 +1,43 @@
+"""Ratings over time: each participant's rating and interval per snapshot, marks where a
+participant's spec or the judge changed, and P(rank = k) from stored bootstrap draws."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts
+from dashboard.cache import compute, query
+from dashboard.context import current
+from dashboard.ui import need_rows
+
+ctx = current()
+f = ctx.filters
+st.title("Ratings over time")
+history = query("snapshot_history", f.tournament)
+if not need_rows(history, "rating snapshots"):
+    st.stop()
+people = sorted(history["participant"].unique())
+shown = st.multiselect("Participants", people, default=people, key="h_people")
+history = history[history["participant"].isin(shown)]
+changes = query("first_seen", f.tournament)
+first_snapshot = history["created_at"].min()
+changes = changes[changes["first_match_at"] > first_snapshot] if len(changes) else changes
+st.altair_chart(charts.rating_history(history, changes, "Elo"), width="stretch")
+st.caption("Band: the snapshot's 95% interval. Dashed vertical marks: the first match of a "
+           "new participant spec or judge after the first snapshot (hover for which).")
+if len(changes):
+    st.dataframe(changes, hide_index=True)
+
+st.subheader("P(rank = k)")
+if f.snapshot is None:
+    st.info("No snapshot selected.")
+else:
+    probs = compute("rank_probabilities", f.snapshot)
+    if len(probs):
+        st.altair_chart(charts.rank_probabilities(probs), width="stretch")
+        st.caption(f"Share of the bootstrap draws stored with snapshot #{f.snapshot} in which "
+                   "each participant has rank k.")
+    else:
+        st.info(f"Snapshot #{f.snapshot} stored no bootstrap draws (snapshots written by "
+                "older arenas did not); the next run's snapshot will.")
+st.dataframe(history, hide_index=True, width="stretch")
