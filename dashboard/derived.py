@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
+from arena.scoring import ThresholdSpec
 from dashboard import data
 from dashboard.filters import Filters
 from tournaments.normalisation import (
-    ThresholdSpec,
     arms_curves,
     catch_up_normalisation,
     game_scores,
@@ -98,20 +98,15 @@ def point_ratings(engine: Engine, filters: Filters, role: str | None = None) -> 
 def rank_probabilities(engine: Engine, snapshot_id: int) -> pd.DataFrame:
     """P(rank = k) per participant from a snapshot's stored bootstrap draws (participant,
     rank, p); empty when the snapshot stored no draws."""
-    payload = data.snapshot_payload(engine, snapshot_id) or {}
-    draws = payload.get("draws")
-    names = payload.get("participants") or [r["participant"] for r in payload.get("rows", [])]
-    if not draws or not names:
+    from arena.storage.snapshot_draws import decode_draws
+    from tournaments.ratings.rank_probabilities import rank_probabilities as probabilities
+
+    draws = decode_draws(data.snapshot_payload(engine, snapshot_id) or {})
+    if draws is None or not draws.participants:
         return pd.DataFrame(columns=["participant", "rank", "p"])
-    matrix = np.asarray(draws, dtype=np.float64)
-    if matrix.ndim != 2 or matrix.shape[1] != len(names):
-        return pd.DataFrame(columns=["participant", "rank", "p"])
-    ranks = (-matrix).argsort(axis=1).argsort(axis=1) + 1  # 1 = best in that draw
-    rows = []
-    for j, name in enumerate(names):
-        counts = np.bincount(ranks[:, j], minlength=len(names) + 1)[1:]
-        rows += [{"participant": name, "rank": k + 1, "p": float(c) / matrix.shape[0]}
-                 for k, c in enumerate(counts)]
+    matrix = probabilities(draws.ratings)
+    rows = [{"participant": name, "rank": k + 1, "p": float(matrix[j, k])}
+            for j, name in enumerate(draws.participants) for k in range(len(draws.participants))]
     return pd.DataFrame(rows)
 
 

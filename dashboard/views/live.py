@@ -15,11 +15,6 @@ from dashboard.context import current
 REFRESH_S = 2.0
 ctx = current()
 st.title("Live")
-try:  # TEMPORARY until the live tables (schema v4) are merged
-    import arena.storage.live  # noqa: F401
-except ModuleNotFoundError:
-    st.info("Live progress needs the arena's live tables (schema v4).")
-    st.stop()
 paused = st.toggle("Pause auto-refresh", key="live_paused")
 
 
