@@ -12,12 +12,15 @@ import typer
 
 from arena.cli import run_app
 from arena.errors import ArenaError
+from arena.interrupts import sigterm_as_interrupt
 from arena.registry import Registry
 from arena.storage import Store, StoredMatch
 from arena.storage.queries import stored_matches, tournament_names
 from tournaments.config import load_tournament
 from tournaments.executor import RunSummary
 from tournaments.run_config import play_config
+
+INTERRUPTED = "interrupted: finished matches are stored; run the same command to resume."
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
 
@@ -71,16 +74,28 @@ def run_command(
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
 ) -> None:
-    """Run a tournament; running it again resumes where it stopped."""
-    summary = asyncio.run(
-        run_file(
-            file,
-            db=db,
-            concurrency=concurrency,
-            progress=progress and sys.stderr.isatty(),
-            snapshot=True,
+    """Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM
+    stops it keeping every finished match."""
+    try:
+        with sigterm_as_interrupt():
+            summary = asyncio.run(
+                run_file(
+                    file,
+                    db=db,
+                    concurrency=concurrency,
+                    progress=progress and sys.stderr.isatty(),
+                    snapshot=True,
+                )
+            )
+    except KeyboardInterrupt:
+        typer.echo(INTERRUPTED, err=True)
+        raise typer.Exit(130) from None
+    for run_id in summary.abandoned_runs:
+        typer.echo(
+            f"note: run {run_id} of this tournament had stopped without finishing (its "
+            "process was killed); it is now marked interrupted.",
+            err=True,
         )
-    )
     typer.echo(
         f"{summary.status}: {summary.written} match(es) stored this run "
         f"({summary.errors} error(s)), {summary.already_done} already done, "
@@ -132,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     run_app(
         app,
         argv,
-        interrupted="interrupted: finished matches are stored; run the same command to resume.",
+        interrupted=INTERRUPTED,
     )
 
 

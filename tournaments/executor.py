@@ -40,6 +40,7 @@ from arena.storage import (
     Store,
     queries,
 )
+from arena.storage.abandoned_runs import interrupt_abandoned_runs
 from tournaments.config import JUDGE_STORIES
 from tournaments.config_errors import redact
 from tournaments.live_reporter import LiveReporter
@@ -62,6 +63,7 @@ class RunSummary:
     rounds: int = 0
     wall_s: float = 0.0
     status: str = "running"
+    abandoned_runs: tuple[int, ...] = ()  # earlier runs found dead and marked interrupted
 
 
 class Limits:
@@ -102,6 +104,7 @@ class _Setup:
     run_id: int
     pending: list[MatchPlan]
     seed_key: bytes
+    abandoned_runs: tuple[int, ...]
 
 
 def _read_only_summary(store: Store, tournament: PreparedTournament) -> RunSummary:
@@ -121,12 +124,13 @@ def _read_only_summary(store: Store, tournament: PreparedTournament) -> RunSumma
 
 
 def _setup(store: Store, tournament: PreparedTournament, judge: Judge) -> _Setup:
-    """In a worker thread: identity rows (created if new), the matches still to play, and
-    a new run row."""
+    """In a worker thread: identity rows (created if new), earlier runs whose process died
+    marked interrupted, the matches still to play, and a new run row."""
     config = tournament.config
     tournament_id = store.ensure_tournament(
         config.name, config.mode, redact(config.model_dump_json(by_alias=True))
     )
+    abandoned = tuple(interrupt_abandoned_runs(store.engine, tournament_id))
     people = list(tournament.participants)
     participant_ids = store.ensure_participants([tournament.participants[n] for n in people])
     labels = list(tournament.games)
@@ -155,6 +159,7 @@ def _setup(store: Store, tournament: PreparedTournament, judge: Judge) -> _Setup
         run_id,
         pending,
         store.tournament_seed_key(tournament_id),
+        abandoned,
     )
 
 
@@ -222,6 +227,7 @@ async def run_tournament(
     pending, run_id, game_ids = setup.pending, setup.run_id, setup.game_ids
     planned = len(tournament.plans)
     summary = RunSummary(run_id, planned, planned - len(pending), len(pending))
+    summary.abandoned_runs = setup.abandoned_runs
     limits = Limits(concurrency or config.concurrency.global_, config.concurrency.providers)
     live = LiveReporter(
         store, run_id=run_id, tournament_id=setup.tournament_id, total=planned,
