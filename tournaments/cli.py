@@ -101,6 +101,8 @@ def run_command(
         f"({summary.errors} error(s)), {summary.already_done} already done, "
         f"{summary.planned} planned; {summary.rounds / max(summary.wall_s, 1e-9):.1f} rounds/s"
     )
+    for note in summary.notes:
+        typer.echo(f"warning: {note}", err=True)
     if summary.map_failures:
         typer.echo(
             f"{summary.map_failures} match(es) skipped: their map could not be made; "

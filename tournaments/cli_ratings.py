@@ -32,6 +32,7 @@ from tournaments.ratings_service import (
     online_elo,
     resolved_point,
     store_snapshot,
+    uninformative,
 )
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
@@ -116,6 +117,8 @@ def render_ratings(inputs: RatingInputs, options: RatingOptions, rows: Sequence[
         lines.append("  ".join(cells).rstrip())
     if any(r["provisional"] for r in rows):
         lines.append(f"* provisional: fewer than {options.min_comparisons} comparisons")
+    for role in uninformative(inputs):
+        lines.append(f"note: {role.note}")
     return "\n".join(lines)
 
 

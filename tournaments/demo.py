@@ -74,7 +74,7 @@ def demo_config(
         data.pop("base")
     if budget is not None:
         for p in data["participants"]:
-            if p["player"].startswith(SEARCH):
+            if p["player"].startswith(SEARCH) and not p.get("npc_only"):
                 p["player"] = f"{SEARCH}?budget={budget}&beam=4"
     return parse_tournament(data, f"the demo tournament ({DEMO_RESOURCE})")
 
@@ -136,6 +136,7 @@ async def run_demo(
         f"games {games}",
         "",
         format_leaderboard(rows, f"Leaderboard of '{config.name}' (Bradley-Terry, Elo scale)"),
+        *(f"note: {note}" for note in summary.notes),
         "",
         f"Matches: arena matches --tournament {config.name} --db {db}",
         dashboard_hint(db),

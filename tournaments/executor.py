@@ -64,6 +64,7 @@ class RunSummary:
     wall_s: float = 0.0
     status: str = "running"
     abandoned_runs: tuple[int, ...] = ()  # earlier runs found dead and marked interrupted
+    notes: tuple[str, ...] = ()  # warnings for the end of the run (roles measuring nothing)
 
 
 class Limits:

@@ -56,6 +56,11 @@ from tournaments.ratings import (
 )
 from tournaments.ratings.bradley_terry import DEFAULT_PRIOR
 from tournaments.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
+from tournaments.ratings.informative import (
+    UninformativeRole,
+    uninformative_roles,
+    without_uninformative,
+)
 from tournaments.records_from_store import check_tournaments, records_from_store
 
 SCALES = ("elo", "log")
@@ -145,9 +150,23 @@ def win_share_outcomes(record: MatchRecord) -> list[Outcome]:
     return out
 
 
+def uninformative(inputs: RatingInputs) -> tuple[UninformativeRole, ...]:
+    """The roles left out of the ratings: every entrant scored alike on every map."""
+    return uninformative_roles(r for r in inputs.records if r.match_id not in inputs.win_share)
+
+
+def rated_records(inputs: RatingInputs) -> list[MatchRecord]:
+    """The records the ratings use: all but those of `uninformative` roles."""
+    plain = [r for r in inputs.records if r.match_id not in inputs.win_share]
+    kept = {r.match_id for r in without_uninformative(plain)[0]}
+    return [r for r in inputs.records if r.match_id in kept or r.match_id in inputs.win_share]
+
+
 def outcomes(inputs: RatingInputs, records: Iterable[MatchRecord] | None = None) -> list[Outcome]:
-    """Pairwise outcomes of `records` (default: all), each read by its source's rule."""
-    recs = list(inputs.records if records is None else records)
+    """Pairwise outcomes of `records` (default: all), each read by its source's rule; the
+    matches of `uninformative` roles give none (they would be ties that measure nothing)."""
+    rated = {r.match_id for r in rated_records(inputs)}
+    recs = [r for r in (inputs.records if records is None else records) if r.match_id in rated]
     shares = [r for r in recs if r.match_id in inputs.win_share]
     plain = [r for r in recs if r.match_id not in inputs.win_share]
     found = pairwise_outcomes(plain)
@@ -157,10 +176,10 @@ def outcomes(inputs: RatingInputs, records: Iterable[MatchRecord] | None = None)
 
 
 def comparisons(inputs: RatingInputs) -> ComparisonData:
-    """Comparisons in array form, with every match in the bootstrap pool."""
+    """Comparisons in array form, with every rated match in the bootstrap pool."""
     return build_comparisons(
         outcomes(inputs),
-        [(r.match_id, r.game) for r in inputs.records],
+        [(r.match_id, r.game) for r in rated_records(inputs)],
         participants=[s.participant for r in inputs.records for s in r.players],
     )
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 
 from arena.registry import Registry
-from arena.storage import Store
+from arena.storage import MATCH_DONE, Store
+from arena.storage.queries import stored_matches
 from tournaments.config import TournamentConfig
 from tournaments.executor import RunSummary, run_tournament
 from tournaments.prepare import prepare_tournament
 from tournaments.progress import ProgressSink, RichProgress, judge_metrics
+from tournaments.ratings.informative import uninformative_roles
+from tournaments.records_from_store import records_from_store
 
 
 async def play_config(
@@ -29,9 +32,19 @@ async def play_config(
         RichProgress(config.name, judge_metrics(judge)) if progress else None
     )
     try:
-        return await run_tournament(
+        summary = await run_tournament(
             prepared, registry=registry, judge=judge, store=store, concurrency=concurrency,
             progress=sink,
         )
     finally:
         await judge.aclose()
+    notes = await asyncio.to_thread(run_notes, store, config.name)
+    summary.notes = notes
+    return summary
+
+
+def run_notes(store: Store, tournament: str) -> tuple[str, ...]:
+    """Warnings about the tournament's matches so far: roles whose every entrant scored
+    alike on every map (they measure nothing and are left out of the ratings)."""
+    records = records_from_store(stored_matches(store.engine, tournament, status=MATCH_DONE))
+    return tuple(role.note for role in uninformative_roles(records))

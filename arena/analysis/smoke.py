@@ -4,7 +4,8 @@ Verdicts: *fail* when the game does not parse or check, or the smoke match hits 
 error; *warn* when the header lacks required lines, when the well-posedness check flags a
 game whose header does not declare it ill-posed (or misses one that does), when that check
 itself fails, or (if asked for) when the base participant's arms curve is flat, i.e. the
-game is not playable for it (SCORING.md section 3); *pass* otherwise. Games whose header
+game is not playable for it (SCORING.md section 3), or when a role measures nothing against
+the NPCs (`arena.analysis.informative`); *pass* otherwise. Games whose header
 says they need a strong judge (`# judge: needs a strong judge`) get their well-posedness flag
 reported as information only, and a smoke-match error as a warning: a small judge may not
 even hold their long debates in its window (the golden playthroughs, played with the
@@ -16,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.analysis.informative import RoleProbe, probe_roles
 from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.errors import ArenaError
@@ -54,6 +56,12 @@ class CheckReport:
     declared_ill_posed: bool = False
     needs_strong_judge: bool = False
     info: tuple[str, ...] = field(default=())
+    role_probes: tuple[RoleProbe, ...] = ()
+
+    @property
+    def uninformative(self) -> list[RoleProbe]:
+        """The roles whose entrants all scored alike against the NPCs."""
+        return [probe for probe in self.role_probes if probe.uninformative]
 
     @property
     def failures(self) -> list[str]:
@@ -77,6 +85,7 @@ class CheckReport:
                 out.append(f"flagged ill-posed ({wp.reason})")
             if self.declared_ill_posed and not wp.ill_posed:
                 out.append("header says ill-posed but the check did not flag it")
+        out += [probe.note for probe in self.uninformative]
         play = self.playability
         if play is not None and play.flat:
             out.append(
@@ -102,6 +111,9 @@ class CheckReport:
             "failures": self.failures,
             "warnings": self.warnings,
             "info": list(self.info),
+            "uninformative_roles": [
+                {"role": p.role, "npcs": p.npcs, "scores": p.scores} for p in self.uninformative
+            ],
             "header_problems": list(self.header_problems),
             "smoke": None if self.smoke is None else self.smoke.__dict__,
             "wellposed": None if self.wellposed is None else self.wellposed.to_dict(),
@@ -157,6 +169,11 @@ async def check_game(
     smoke = await smoke_match(
         game, registry, judge, player=player, seed=seed, max_replay=max_replay
     )
+    probes: list[RoleProbe] = []
+    if smoke.error is None:
+        probes = await probe_roles(
+            game, registry, judge, npc=player, seed=seed, max_replay=max_replay
+        )
     report_wp: WellPosedness | None = None
     wp_error: str | None = None
     if wellposed and smoke.error is None:
@@ -195,6 +212,7 @@ async def check_game(
         declared_ill_posed=header.declared_ill_posed,
         needs_strong_judge=header.needs_strong_judge,
         info=tuple(info),
+        role_probes=tuple(probes),
     )
 
 

@@ -85,3 +85,18 @@ def test_playability_reports_the_papers_verdicts_next_to_the_single_sample_check
     bad = arena("playability", "single_text", "--judge", "ngram", "--theta", "0")
     assert bad.returncode == 2 and "theta > 0" in bad.stderr + bad.stdout
     assert "Traceback" not in bad.stderr
+
+
+def test_check_names_a_role_that_measures_nothing_against_its_npc() -> None:
+    deaf = "scripted:the old river"  # as bob, it never reads alice's description
+    done = arena("check", "describe_to_partner", "--judge", "ngram", "--no-wellposed",
+                 "--player", deaf, "--json")
+    assert done.returncode == 0, done.stderr
+    [report] = json.loads(done.stdout)
+    assert report["status"] == "warn"
+    [flagged] = report["uninformative_roles"]
+    assert flagged["role"] == "alice" and flagged["npcs"] == {"bob": deaf}
+    assert any(w.startswith(f"role alice measures nothing with NPC(s) bob={deaf}")
+               for w in report["warnings"])
+    scores = list(flagged["scores"].values())
+    assert len(scores) == 2 and scores[0] == scores[1]

@@ -42,6 +42,11 @@ def test_the_demo_tournament_is_valid_and_has_the_promised_parts() -> None:
     roles = {label: active_players(game.program) for label, game in prepared.games.items()}
     assert roles["condense"] == ("black",) and prepared.games["condense"].program.dialect == "xent"
     assert len(roles["describe_to_partner"]) == 2  # bob never sees the story: imperfect info
+    # bob's NPC reads alice's description (a random one would make the alice role measure
+    # nothing: every entrant's score identical on every map)
+    npcs = prepared.games["describe_to_partner"].slot.npcs
+    assert config.participant(npcs["bob"]).player.startswith("search?")
+    assert npcs["alice"] == "npc"
     # Every participant plays every role of every game on every map, NPCs the other roles.
     per_participant = sum(len(r) for r in roles.values()) * config.maps
     assert len(prepared.plans) == per_participant * len(specs)
@@ -92,6 +97,10 @@ def test_a_tiny_demo_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     assert {m.game for m in matches} == {"condense", "reverse_prompt", "describe_to_partner"}
     two = [m for m in matches if m.game == "describe_to_partner"]
     assert all(len(m.seats) == 2 and sum(s.main for s in m.seats) == 1 for m in two)
+    assert {s.participant for m in two for s in m.seats if s.role == "bob" and not s.main} == {
+        "reader"
+    }
+    assert not any(line.startswith("note:") for line in lines)  # both roles measure something
     again = arena(*tiny)
     assert again.returncode == 0 and "0 match(es) played now, 8 already stored" in again.stdout
 
