@@ -178,7 +178,10 @@ def ratings_command(
 
 
 def report_json(report: NormalisedReport) -> dict[str, Any]:
+    threshold = report.threshold
     return {
+        "method": report.method,
+        "threshold": None if threshold is None else {"theta": threshold.theta, "m": threshold.m},
         "base": report.base,
         "catch_up": {p: dict(g) for p, g in report.catch_up.items()},
         "unplayable": [
@@ -202,7 +205,14 @@ def render_scores(report: NormalisedReport, tournaments: Sequence[str]) -> str:
     lines = [f"Normalised scores: {', '.join(tournaments)}"]
     lines += [f"note: {n}" for n in report.notes]
     if report.base is not None:
-        lines += ["", f"Catch-up scores against base '{report.base}' (B's rounds per round):"]
+        if report.threshold is None:
+            lines += ["", f"Catch-up scores against base '{report.base}' (B's rounds per round):"]
+        else:
+            lines += [
+                "",
+                f"narms (paper Definition 42) against base '{report.base}', levels of "
+                f"theta={report.threshold.theta:g} bits, m={report.threshold.m} (in levels):",
+            ]
         for name, per_game in report.catch_up.items():
             cells = ", ".join(f"{g} {v:.2f}" for g, v in per_game.items())
             mean = sum(per_game.values()) / max(len(per_game), 1)
@@ -210,7 +220,7 @@ def render_scores(report: NormalisedReport, tournaments: Sequence[str]) -> str:
         for game, role, why in report.unplayable:
             lines.append(f"  not normalised: {game} role {role}: {why}")
         if report.measures:
-            lines += ["", "Xent measure (share of games per bin of catch-up score):"]
+            lines += ["", f"Xent measure (share of games per bin of {report.method} score):"]
         for name, m in report.measures.items():
             lines.append(f"  {name}:")
             for lo, hi, mass in zip(m.bin_edges, m.bin_edges[1:], m.masses, strict=False):
@@ -237,16 +247,33 @@ def scores_command(
         int | None, typer.Option(min=1, help="Rounds K of the running max (default: all).")
     ] = None,
     bins: Annotated[int, typer.Option(min=1, help="Histogram bins over [0, 10].")] = 20,
+    normalisation: Annotated[
+        str | None,
+        typer.Option(
+            help="catch-up, narms (the paper's Definition 42) or reference (default: the "
+            "tournament file's `normalisation`, else catch-up)."
+        ),
+    ] = None,
+    theta: Annotated[
+        float | None, typer.Option(help="narms: bits between levels (default: file's, or 1).")
+    ] = None,
+    levels: Annotated[
+        int | None, typer.Option(help="narms: m, the number of levels (default: file's, or 2).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Print normalised scores: catch-up, the Xent measure histogram, reference."""
+    """Print normalised scores (catch-up, narms or reference), the Xent measure histogram,
+    and the reference normalisation."""
     store = _open(db)
     try:
         inputs = load_inputs(store.engine, tournament)
     finally:
         store.close()
     edges = [10.0 * i / bins for i in range(bins + 1)]
-    report = normalised_scores(inputs, base, horizon=horizon, bin_edges=edges)
+    report = normalised_scores(
+        inputs, base, horizon=horizon, bin_edges=edges, method=normalisation, theta=theta,
+        m=levels,
+    )
     if as_json:
         typer.echo(json.dumps(report_json(report), indent=2))
     else:

@@ -7,6 +7,8 @@ Example::
     judge = "ngram"          # judge spec
     stories = "judge"        # map texts: "judge" (sampled from the judge) or a story source spec
     base = "random"          # base participant for normalisation
+    normalisation = "catch-up"   # or "narms" (paper Def. 42) or "reference"; for narms a
+                             # table: normalisation = { method = "narms", theta = 0.5, m = 2 }
     seed = 0
     rounds = 1               # default rounds per match; games may override
     maps = 2                 # default number of maps per game
@@ -128,12 +130,31 @@ class ConcurrencyConfig(_Strict):
         return value
 
 
+NORMALISATIONS = ("catch-up", "narms", "reference")
+Normalisation = Literal["catch-up", "narms", "reference"]
+
+
+class NormalisationConfig(_Strict):
+    """How `arena scores` normalises this tournament (SCORING.md section 3)."""
+
+    method: Normalisation = Field(
+        default="catch-up", description="catch-up, narms (paper Definition 42) or reference"
+    )
+    theta: float = Field(default=1.0, gt=0, description="narms: bits between levels")
+    m: int = Field(default=2, ge=1, description="narms: number of levels")
+
+
+def _normalisation_setting(value: object) -> object:
+    return {"method": value} if isinstance(value, str) else value
+
+
 class TournamentConfig(_Strict):
     name: str = Field(pattern=NAME_RE.pattern)
     mode: Mode = "eval"
     judge: str = "ngram"
     stories: str = JUDGE_STORIES
     base: str | None = None
+    normalisation: NormalisationConfig = Field(default_factory=NormalisationConfig)
     seed: int = 0
     rounds: int = Field(default=1, ge=1)
     maps: int = Field(default=1, ge=1)
@@ -148,6 +169,7 @@ class TournamentConfig(_Strict):
 
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
     _npc = field_validator("npc", mode="before")(_npc_setting)
+    _norm = field_validator("normalisation", mode="before")(_normalisation_setting)
     _specs = field_validator("judge", "stories")(check_spec)
 
     @property

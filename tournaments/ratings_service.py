@@ -27,11 +27,13 @@ from typing import Any
 from sqlalchemy import Engine
 
 from arena.errors import ConfigError, did_you_mean
+from arena.scoring import ThresholdSpec
 from arena.storage import MATCH_DONE
 from arena.storage.imports import import_sources, tournament_config, tournament_info
 from arena.storage.queries import stored_matches
 from arena.storage.snapshot_draws import DRAWS_KEY, encode_draws
 from arena.storage.snapshots import save_rating_snapshot
+from tournaments.config import NORMALISATIONS
 from tournaments.importers import WIN_SHARE
 from tournaments.normalisation import (
     Cell,
@@ -101,6 +103,7 @@ class RatingInputs:
     win_share: frozenset[str] = frozenset()  # match ids whose scores are win shares
     points: frozenset[str] = frozenset()  # point-estimate conventions of the sources
     base: str | None = None  # the tournaments' base participant, when they name one
+    normalisation: Mapping[str, Any] | None = None  # their `normalisation`, when they agree
 
 
 def load_inputs(engine: Engine, tournaments: Sequence[str]) -> RatingInputs:
@@ -110,6 +113,7 @@ def load_inputs(engine: Engine, tournaments: Sequence[str]) -> RatingInputs:
     win_share: set[str] = set()
     points: set[str] = set()
     bases: set[str] = set()
+    choices: set[str] = set()
     for name in names:
         matches = stored_matches(engine, name, status=MATCH_DONE)
         records += records_from_store(matches)
@@ -117,15 +121,19 @@ def load_inputs(engine: Engine, tournaments: Sequence[str]) -> RatingInputs:
         points |= {s.point for s in sources} if sources else {"mle"}
         share_runs = {s.run_id for s in sources if s.outcome == WIN_SHARE}
         win_share |= {m.key for m in matches if m.run_id in share_runs}
-        base = (tournament_config(engine, name) or {}).get("base")
+        stored = tournament_config(engine, name) or {}
+        base = stored.get("base")
         if isinstance(base, str) and base:
             bases.add(base)
+        if isinstance(stored.get("normalisation"), Mapping):
+            choices.add(json.dumps(stored["normalisation"], sort_keys=True))
     return RatingInputs(
         tuple(names),
         tuple(records),
         frozenset(win_share),
         frozenset(points),
         bases.pop() if len(bases) == 1 else None,
+        json.loads(choices.pop()) if len(choices) == 1 else None,
     )
 
 
@@ -304,10 +312,12 @@ def online_elo(inputs: RatingInputs, k: float = DEFAULT_K) -> dict[str, float]:
 class NormalisedReport:
     """Normalised scores (SCORING.md section 3) of the participants of some tournaments.
 
-    ``catch_up[p][game]``: catch-up score against ``base`` (mean over the game's playable
-    roles); ``unplayable``: (game, role, reason) of cells not normalised; ``measures``: the
-    Xent measure (histogram over games of the catch-up scores) per participant;
-    ``reference``: reference normalisation (percent of the best score per map)."""
+    ``method``: "catch-up", "narms" (the paper's threshold version, Definition 42, with
+    ``threshold``) or "reference". ``catch_up[p][game]``: the base-relative score of the
+    method (catch-up: B's rounds per round; narms: levels), mean over the game's playable
+    roles; ``unplayable``: (game, role, reason) of cells not normalised; ``measures``: the
+    Xent measure (histogram over games of those scores) per participant; ``reference``:
+    reference normalisation (percent of the best score per map), always computed."""
 
     base: str | None
     catch_up: Mapping[str, Mapping[str, float]]
@@ -316,6 +326,37 @@ class NormalisedReport:
     measures: Mapping[str, XentMeasure]
     reference: ReferenceScores
     notes: tuple[str, ...] = field(default_factory=tuple)
+    method: str = "catch-up"
+    threshold: ThresholdSpec | None = None
+
+
+def normalisation_choice(
+    inputs: RatingInputs,
+    method: str | None = None,
+    theta: float | None = None,
+    m: int | None = None,
+) -> tuple[str, ThresholdSpec | None]:
+    """The method (given, else the tournaments' `normalisation`, else catch-up) and, for
+    narms, its levels (given, else the file's, else theta 1 bit and m 2)."""
+    stored = inputs.normalisation or {}
+    chosen = method or str(stored.get("method", "catch-up"))
+    if chosen not in NORMALISATIONS:
+        raise ConfigError(
+            f"Unknown normalisation '{chosen}'.{did_you_mean(chosen, NORMALISATIONS)} "
+            f"Valid options: {', '.join(NORMALISATIONS)}."
+        )
+    if chosen != "narms":
+        return chosen, None
+    spec = ThresholdSpec(
+        theta=float(theta if theta is not None else stored.get("theta", 1.0)),
+        m=int(m if m is not None else stored.get("m", 2)),
+    )
+    if spec.theta <= 0 or spec.m < 1:
+        raise ConfigError(
+            f"narms needs theta > 0 and m >= 1, got theta={spec.theta}, m={spec.m}. "
+            "Pass e.g. --theta 0.5 --levels 2."
+        )
+    return chosen, spec
 
 
 def normalised_scores(
@@ -324,14 +365,20 @@ def normalised_scores(
     *,
     horizon: int | None = None,
     bin_edges: Sequence[float] | None = None,
+    method: str | None = None,
+    theta: float | None = None,
+    m: int | None = None,
 ) -> NormalisedReport:
-    """Catch-up (against `base`, default the tournaments' `base`), the Xent measure, and
-    reference normalisation."""
+    """Base-relative scores by `method` (catch-up or the paper's narms, against `base`,
+    default the tournaments' `base`), the Xent measure, and reference normalisation."""
+    chosen_method, threshold = normalisation_choice(inputs, method, theta, m)
     records = list(inputs.records)
     chosen = base or inputs.base
     notes: list[str] = []
     cells: dict[Cell, NormalisedCell] = {}
-    if chosen is None:
+    if chosen_method == "reference":
+        chosen = None
+    elif chosen is None:
         notes.append(
             "No base participant: catch-up scores and the Xent measure need one. Set "
             "`base = \"NAME\"` in the tournament file or pass --base NAME."
@@ -343,7 +390,7 @@ def normalised_scores(
                 f"Base participant '{chosen}' has no match in {', '.join(inputs.tournaments)}."
                 f"{did_you_mean(chosen, people)}"
             )
-        cells = catch_up_normalisation(records, chosen, horizon)
+        cells = catch_up_normalisation(records, chosen, horizon, threshold)
     scores = game_scores(cells)
     unplayable = tuple(
         (c.game, c.role, c.reason) for c in cells.values() if not c.playable
@@ -356,4 +403,6 @@ def normalised_scores(
         xent_measures(scores, bin_edges) if scores else {},
         reference_normalisation(records),
         tuple(notes),
+        chosen_method,
+        threshold,
     )

@@ -225,3 +225,47 @@ def test_scores_give_catch_up_the_xent_measure_and_reference(mini: str) -> None:
     assert {p: dict(g) for p, g in direct.catch_up.items()} == report["catch_up"]
     text = CliRunner().invoke(app, ["scores", "-t", "mini", "--db", mini, "--base", "alpha"]).output
     assert "Catch-up scores against base 'alpha'" in text and "Reference normalisation" in text
+
+
+def test_scores_offer_the_papers_narms_and_reference_normalisations(mini: str) -> None:
+    from arena.scoring import ThresholdSpec
+    from tournaments.normalisation import catch_up_normalisation, game_scores
+
+    args = ["scores", "-t", "mini", "--db", mini, "--json"]
+    narms = CliRunner().invoke(app, [*args, "--normalisation", "narms", "--theta", "0.5",
+                                     "--levels", "2"])
+    assert narms.exit_code == 0, narms.output
+    report = json.loads(narms.output)
+    assert report["method"] == "narms" and report["threshold"] == {"theta": 0.5, "m": 2}
+    store = Store.open(mini)
+    try:
+        inputs = load_inputs(store.engine, ["mini"])
+    finally:
+        store.close()
+    cells = catch_up_normalisation(list(inputs.records), "beta", None, ThresholdSpec(0.5, 2))
+    assert report["catch_up"] == game_scores(cells)
+    reference = json.loads(CliRunner().invoke(app, [*args, "--normalisation", "reference"]).output)
+    assert reference["method"] == "reference" and reference["catch_up"] == {}
+    assert reference["reference"] == report["reference"]
+    text = CliRunner().invoke(app, [*args[:-1], "--normalisation", "narms"]).output
+    assert "narms (paper Definition 42) against base 'beta', levels of theta=1 bits, m=2" in text
+    bad = CliRunner().invoke(app, [*args, "--normalisation", "narm"])
+    assert bad.exit_code != 0 and "Did you mean 'narms'" in str(bad.exception)
+
+
+def test_the_tournament_file_chooses_the_normalisation(tmp_path: Path) -> None:
+    (tmp_path / "condense.xgl").write_text(CONDENSE)
+    (tmp_path / "duel.xgl").write_text(DUEL)
+    text = EVAL.replace('name = "mini"', 'name = "mini-narms"').replace(
+        'base = "beta"', 'base = "beta"\nnormalisation = { method = "narms", theta = 0.25, m = 3 }'
+    )
+    path = tmp_path / "mini.toml"
+    path.write_text(text)
+    db = sqlite_url(tmp_path / "n.db")
+    run_main(["run", str(path), "--db", db, "--no-progress"])
+    shown = CliRunner().invoke(app, ["scores", "-t", "mini-narms", "--db", db, "--json"])
+    report = json.loads(shown.output)
+    assert report["method"] == "narms" and report["threshold"] == {"theta": 0.25, "m": 3}
+    override = CliRunner().invoke(app, ["scores", "-t", "mini-narms", "--db", db, "--json",
+                                        "--normalisation", "catch-up"])
+    assert json.loads(override.output)["method"] == "catch-up"
