@@ -82,6 +82,11 @@ class PlayerError(ArenaError):
     """A player failed to produce a valid move."""
 
 
+class PermanentPlayerError(PlayerError):
+    """A player failure that every retry would repeat (rejected credentials, a malformed
+    request, an unknown model): the seat forfeits the move at once instead of retrying."""
+
+
 class ConfigError(ArenaError):
     """Bad configuration: a spec string, a tournament file, a CLI option."""
 

@@ -40,7 +40,7 @@ from importlib import metadata
 from types import ModuleType
 from typing import Any
 
-from arena.errors import ConfigError, PlayerError
+from arena.errors import ConfigError, PermanentPlayerError, PlayerError
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.specs import Spec
@@ -282,7 +282,7 @@ class LLMPlayer:
             except Exception as error:
                 reason = redact(f"{type(error).__name__}: {error}", key)
                 if not is_retryable(error):
-                    raise PlayerError(
+                    raise PermanentPlayerError(
                         f"LLM player '{self._name}' failed and will not retry: {reason}"
                     ) from None  # the original may carry request details
                 if attempt == s.retries:

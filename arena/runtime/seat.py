@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from arena.errors import PermanentPlayerError
 from arena.protocols.player import MoveRequest, Player
 
 
@@ -80,7 +81,8 @@ def usage_delta(
 
 
 async def ask_for_move(seat: Seat, request: MoveRequest, policy: MovePolicy) -> dict[str, str]:
-    """The player's validated moves, or MoveFailed after 1 + retries bad attempts."""
+    """The player's validated moves, or MoveFailed after 1 + retries bad attempts (after
+    the first, when the player says retrying is pointless: `PermanentPlayerError`)."""
     problems: list[str] = []
     for _ in range(1 + policy.retries):
         try:
@@ -92,6 +94,9 @@ async def ask_for_move(seat: Seat, request: MoveRequest, policy: MovePolicy) -> 
             problems.append(f"timed out after {policy.timeout_s} s")
         except asyncio.CancelledError:
             raise
+        except PermanentPlayerError as error:  # asking again would fail the same way
+            problems.append(f"{type(error).__name__}: {error}")
+            break
         except Exception as error:  # a player's bug must not crash the match
             problems.append(f"{type(error).__name__}: {error}")
     raise MoveFailed("; ".join(problems))

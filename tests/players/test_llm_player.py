@@ -237,3 +237,34 @@ def test_which_errors_are_retried() -> None:
     assert is_retryable(TimeoutError()) and is_retryable(ValueError("bad body"))
     assert all(is_retryable(Status(c)) for c in (408, 429, 500, 502, 503))
     assert not any(is_retryable(Status(c)) for c in (400, 401, 403, 404, 422))
+
+
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [(401, "AuthenticationError"), (400, "BadRequestError"), (404, "NotFoundError")],
+)
+async def test_permanent_provider_errors_forfeit_after_one_request(
+    server: tuple[ServerState, str], status: int, error: str
+) -> None:
+    state, url = server
+    state.default = {"status": status}  # a wrong key, a malformed request, an unknown model
+    player = make_player(url, retries="4")
+    result = await run_game("elicit(alice, t, 5)\n", {"alice": player}, NgramJudge())
+    (forfeit,) = events_of(result, "forfeit")
+    assert forfeit.player == "alice" and error in forfeit.reason
+    assert "will not retry" in forfeit.reason
+    assert len(state.requests) == 1  # neither the player nor the runtime asked again
+
+
+async def test_rate_limits_and_server_errors_are_still_retried_in_a_match(
+    server: tuple[ServerState, str],
+) -> None:
+    state, url = server
+    state.script([{"status": 429}, {"status": 503}, {"status": 500},
+                  {"reply": "<move>patience</move>"}])
+    player = make_player(url, retries="4")
+    result = await run_game("elicit(alice, t, 5)\n", {"alice": player}, NgramJudge())
+    assert events_of(result, "forfeit") == []
+    (response,) = events_of(result, "elicit_response")
+    assert response.values == {"t": "patience"}
+    assert len(state.requests) == 4
