@@ -26,7 +26,7 @@ DTYPES: dict[str, str] = {
     "bf16": "bfloat16",
     "auto": "auto",
 }
-TORCH_EXTRA = "pip install 'xent-arena[torch]'"
+TORCH_INSTALL = "pip install torch==2.13.0 && pip install xent-arena"
 
 
 def canonical_dtype(name: str) -> str:
@@ -41,14 +41,14 @@ def canonical_dtype(name: str) -> str:
 
 
 def require_torch() -> tuple[ModuleType, ModuleType]:
-    """Import torch and transformers, or say which extra installs them."""
+    """Import torch and transformers, or say how to reinstall them."""
     try:
         import torch
         import transformers
     except ImportError as exc:
         raise JudgeError(
             f"The HF judge needs torch and transformers ({exc.name or exc} is missing). "
-            f"Install them with: {TORCH_EXTRA}"
+            f"They are part of every install; reinstall with: {TORCH_INSTALL}"
         ) from None
     return torch, transformers
 
