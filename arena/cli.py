@@ -1,22 +1,45 @@
 """The `arena` command line. Sub-commands live in `arena/commands/`, one module each;
-plugins add their own through the `arena_cli_commands` hook."""
+plugins add their own through the `arena_cli_commands` hook. How a run ends (exit codes,
+messages, crash logs) is `arena.console`."""
 
 from __future__ import annotations
 
-import sys
+from typing import Annotated
 
-import click
 import typer
 
-from arena.errors import ArenaError
+from arena.console import ArenaGroup, run_app, set_verbose
+from arena.noise import quiet_third_party, verbose_third_party
+
+__all__ = ["app", "main", "run_app"]
 
 app = typer.Typer(
     name="arena",
+    cls=ArenaGroup,
     help="Xent Arena: play, rate and schedule Cross-Entropy games.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def global_options(
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v",
+            help="Show third-party warnings and progress bars, and print the traceback of "
+            "an internal error.",
+        ),
+    ] = False,
+) -> None:
+    """Xent Arena: play, rate and schedule Cross-Entropy games."""
+    set_verbose(verbose)
+    if verbose:
+        verbose_third_party()
+    else:
+        quiet_third_party()
 
 
 def _register_commands() -> None:
@@ -30,36 +53,16 @@ def _register_commands() -> None:
     plugins.mount_plugin_commands(app, Registry.load())
 
 
-def run_app(
-    command: typer.Typer,
-    argv: list[str] | None = None,
-    *,
-    interrupted: str = "aborted",
-) -> None:
-    """Run a typer app as a console program: user errors (ArenaError) print a clear message
-    and exit 2 with no traceback, Ctrl-C exits 130, and commands' exit codes propagate."""
-    try:
-        # Outside standalone mode click returns a command's exit code instead of exiting.
-        code = command(args=argv, standalone_mode=False)
-    except ArenaError as error:
-        typer.echo(f"error: {error}", err=True)
-        sys.exit(2)
-    except (typer.Abort, KeyboardInterrupt):
-        typer.echo(interrupted, err=True)
-        sys.exit(130)
-    except typer.Exit as exit_:
-        sys.exit(exit_.exit_code)
-    except click.ClickException as error:  # usage errors carry their own exit code
-        error.show()
-        sys.exit(error.exit_code)
-    if isinstance(code, int) and code:
-        sys.exit(code)
+def build_app() -> typer.Typer:
+    """The complete `arena` app, plugin commands included (registered once)."""
+    if not app.registered_commands and not app.registered_groups:
+        _register_commands()
+    return app
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point of `arena`."""
-    _register_commands()
-    run_app(app, argv)
+    run_app(build_app(), argv)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from arena.cli import run_app
+from arena.console import run_app
 from arena.errors import ArenaError
 from arena.interrupts import sigterm_as_interrupt
 from arena.registry import Registry
@@ -24,6 +24,7 @@ INTERRUPTED = "interrupted: finished matches are stored; run the same command to
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
 
+MatchStatus = Literal["done", "error"]
 DbOption = Annotated[
     str | None,
     typer.Option("--db", help="SQLAlchemy URL (default: $XENT_ARENA_DB or the user data dir)."),
@@ -124,10 +125,12 @@ def _seats(match: StoredMatch) -> str:
 
 @app.command("matches")
 def matches_command(
-    tournament: Annotated[str, typer.Option(help="Tournament name.")],
+    tournament: Annotated[str, typer.Option("--tournament", "-t", help="Tournament name.")],
     db: DbOption = None,
     limit: Annotated[int, typer.Option(min=1, help="Show the latest N matches.")] = 20,
-    status: Annotated[str | None, typer.Option(help="Only 'done' or 'error'.")] = None,
+    status: Annotated[
+        MatchStatus | None, typer.Option(help="Only matches with this status.")
+    ] = None,
 ) -> None:
     """List a tournament's stored matches."""
     store = Store.open(db, create=False)

@@ -10,21 +10,20 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
-from arena.cli import run_app
+from arena.console import run_app
 from arena.storage import Store
-from tournaments.export import FORMATS as EXPORT_FORMATS
-from tournaments.export import export
-from tournaments.importers import FORMATS as IMPORT_FORMATS
-from tournaments.importers import OUTCOMES, import_parsed, parse_file
+from tournaments.export import ExportFormat, export
+from tournaments.importers import ImportFormat, OutcomeRule, import_parsed, parse_file
 from tournaments.ratings.bradley_terry import DEFAULT_PRIOR
 from tournaments.ratings_service import (
     NormalisedReport,
     RatingInputs,
     RatingOptions,
+    Scale,
     comparisons,
     compute_ratings,
     load_inputs,
@@ -49,14 +48,15 @@ TournamentsOption = Annotated[
     ),
 ]
 ScaleOption = Annotated[
-    str,
+    Scale,
     typer.Option(
         help="elo: 400/ln 10 per unit, mean 1000. log: Bradley–Terry strengths on the "
         "natural-log scale, mean 0 (GameBench's scale)."
     ),
 ]
+PointCli = Literal["auto", "mle", "bootstrap-mean"]
 PointOption = Annotated[
-    str,
+    PointCli,
     typer.Option(
         help="Point rating: mle (the fit on all matches), bootstrap-mean (mean of the "
         "resampled fits, as GameBench reports), or auto (the sources' own convention when "
@@ -67,7 +67,9 @@ ResamplesOption = Annotated[int, typer.Option("--resamples", min=1, help="Bootst
 SeedOption = Annotated[int, typer.Option(help="Bootstrap seed (ratings are deterministic).")]
 
 
-def _options(scale: str, point: str, resamples: int, seed: int, **extra: Any) -> RatingOptions:
+def _options(
+    scale: Scale, point: PointCli, resamples: int, seed: int, **extra: Any
+) -> RatingOptions:
     return RatingOptions(
         scale=scale, point=point.replace("-", "_"), n_resamples=resamples, seed=seed, **extra
     )
@@ -287,9 +289,7 @@ def scores_command(
 def export_command(
     tournament: TournamentsOption,
     out: Annotated[Path, typer.Option(help="Folder for matches, seats and ratings files.")],
-    fmt: Annotated[
-        str, typer.Option("--format", help=f"One of: {', '.join(EXPORT_FORMATS)}.")
-    ] = "csv",
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="File format.")] = "csv",
     db: DbOption = None,
     scale: ScaleOption = "elo",
     point: PointOption = "auto",
@@ -315,17 +315,14 @@ def import_command(
     file: Annotated[Path, typer.Argument(help="The results file.")],
     tournament: Annotated[str, typer.Option("--tournament", "-t", help="Store under this name.")],
     fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            help=f"One of: {', '.join(IMPORT_FORMATS)} (default: from the file's extension).",
-        ),
+        ImportFormat | None,
+        typer.Option("--format", help="File format (default: from the file's extension)."),
     ] = None,
     outcome: Annotated[
-        str | None,
+        OutcomeRule | None,
         typer.Option(
-            help=f"csv/jsonl: how scores compare, one of {', '.join(OUTCOMES)} "
-            "(default higher-wins; GameBench files are win shares)."
+            help="csv/jsonl: how scores compare (default higher-wins; GameBench files are "
+            "win shares)."
         ),
     ] = None,
     db: DbOption = None,

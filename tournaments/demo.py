@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import os
 import shlex
 import sys
 import time
@@ -31,7 +30,6 @@ from arena.storage.engine import APP_NAME, sqlite_url
 from tournaments.config import TournamentConfig, parse_tournament
 
 DEMO_RESOURCE = "demo.toml"
-QUIET_ENV = {"TRANSFORMERS_VERBOSITY": "error", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
 SEARCH = "search"
 
 demo_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
@@ -166,8 +164,6 @@ def demo_command(
     config = demo_config(
         judge=judge, maps=maps, rounds=rounds, budget=budget, seed=seed, without=without or ()
     )
-    for name, value in QUIET_ENV.items():  # a first run should not greet with library noise
-        os.environ.setdefault(name, value)
     url = db or demo_db_url()
     registry = Registry.load()
     typer.echo(

@@ -20,7 +20,7 @@ import csv
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlalchemy import Engine
 
@@ -36,7 +36,8 @@ from tournaments.ratings_service import (
 )
 from tournaments.records_from_store import check_tournaments
 
-FORMATS = ("csv", "json", "parquet")
+ExportFormat = Literal["csv", "json", "parquet"]
+FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
 MATCH_COLUMNS = (
     "tournament", "match_key", "game", "game_version", "code_sha256", "dialect", "map_id",
     "map_index", "map_seed", "map_label", "play_seed", "mode", "main_role", "rounds", "status",

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlalchemy import Engine
 
@@ -39,10 +39,12 @@ from arena.storage.imports import (
     save_import,
 )
 
-FORMATS = ("gamebench", "csv", "jsonl")
-HIGHER_WINS = "higher-wins"
-WIN_SHARE = "win-share"
-OUTCOMES = (HIGHER_WINS, WIN_SHARE)
+ImportFormat = Literal["gamebench", "csv", "jsonl"]
+FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
+OutcomeRule = Literal["higher-wins", "win-share"]
+HIGHER_WINS: OutcomeRule = "higher-wins"
+WIN_SHARE: OutcomeRule = "win-share"
+OUTCOMES: tuple[OutcomeRule, ...] = get_args(OutcomeRule)
 FORFEIT = "forfeit"
 SEAT_COLUMN = re.compile(r"(participant|score|role)_([a-z])")
 OTHER_COLUMNS = ("game", "map", "match_id")

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlalchemy import Engine
 
@@ -65,7 +65,8 @@ from tournaments.ratings.informative import (
 )
 from tournaments.records_from_store import check_tournaments, records_from_store
 
-SCALES = ("elo", "log")
+Scale = Literal["elo", "log"]
+SCALES: tuple[Scale, ...] = get_args(Scale)
 POINTS = ("auto", "mle", "bootstrap_mean")
 SNAPSHOT_METHOD = "bradley_terry"
 

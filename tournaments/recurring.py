@@ -19,7 +19,7 @@ import difflib
 import zoneinfo
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
@@ -38,7 +38,7 @@ from tournaments.config import load_tournament
 from tournaments.prepare import prepare_tournament
 
 SeedPolicy = Literal["fresh", "fixed"]
-SEED_POLICIES: tuple[str, ...] = ("fresh", "fixed")
+SEED_POLICIES: tuple[SeedPolicy, ...] = get_args(SeedPolicy)
 CRON_FIELDS = ("minute", "hour", "day-of-month", "month", "day-of-week")
 _APS_FIELDS = {"second": "second", "minute": "minute", "hour": "hour",
                "day-of-month": "day", "month": "month", "day-of-week": "day_of_week"}

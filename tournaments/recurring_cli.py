@@ -12,9 +12,10 @@ from typing import Annotated
 
 import typer
 
-from arena.cli import run_app
+from arena.console import run_app
 from arena.storage import Store
 from tournaments.cli import DbOption
+from tournaments.recurring import SeedPolicy
 
 schedule_app = typer.Typer(
     name="schedule",
@@ -37,7 +38,7 @@ def add_command(
     ] = None,
     name: Annotated[str | None, typer.Option(help="Schedule name (default: tournament's).")] = None,
     seeds: Annotated[
-        str, typer.Option(help="fresh: new maps every run; fixed: the file's seed.")
+        SeedPolicy, typer.Option(help="fresh: new maps every run; fixed: the file's seed.")
     ] = "fresh",
     timezone: Annotated[
         str | None, typer.Option(help="IANA zone of the cron, e.g. UTC (default: local).")

@@ -10,9 +10,10 @@ from typing import Annotated, Any
 
 import typer
 
+from arena.commands.validators import positive
 from arena.errors import ConfigError
 from arena.events import Event
-from arena.lang.ast import DIALECTS
+from arena.lang.ast import DIALECTS, Dialect
 from arena.match_setup import build_match, load_game_ref
 from arena.protocols.player import GameView
 from arena.registry import Registry
@@ -122,14 +123,18 @@ def register(app: typer.Typer) -> None:
                 "Default: a fresh random key."
             ),
         ] = None,
-        dialect: Annotated[str | None, typer.Option(help="xgl or xent (default: detect).")] = None,
+        dialect: Annotated[
+            Dialect | None, typer.Option(help="Game dialect (default: detect).")
+        ] = None,
         main: Annotated[
             list[str] | None,
             typer.Option(help="Role(s) of the main character; others are memoryless NPCs."),
         ] = None,
         ensure_budget: Annotated[int, typer.Option(min=0)] = 10,
         instruction_budget: Annotated[int, typer.Option(min=1)] = 10_000,
-        move_timeout: Annotated[float, typer.Option(help="Seconds per move.")] = 300.0,
+        move_timeout: Annotated[
+            float, typer.Option(help="Seconds per move (> 0).", callback=positive)
+        ] = 300.0,
         as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     ) -> None:
         """Play one match from a game file and print the transcript and scores."""

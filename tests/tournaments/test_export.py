@@ -10,11 +10,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from arena.errors import ConfigError
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
+from tournaments import export as export_module
 from tournaments.cli_ratings import app
 from tournaments.export import MATCH_COLUMNS, RATING_COLUMNS, SEAT_COLUMNS
 from tournaments.importers import import_file
+from tournaments.ratings_service import DEFAULT_OPTIONS
 
 CSV = (
     "game,participant_a,score_a,participant_b,score_b,map\n"
@@ -107,7 +110,12 @@ def test_parquet_export_when_pyarrow_is_installed(db: str, tmp_path: Path) -> No
 def test_unknown_format_is_refused_before_writing(db: str, tmp_path: Path) -> None:
     out = tmp_path / "none"
     result = CliRunner().invoke(app, ["export", "-t", "ext", "--db", db, "--format", "xlsx", "--out", str(out)])
-    assert "Unknown export format 'xlsx'" in str(result.exception)
+    assert result.exit_code == 2 and "'xlsx' is not one of" in result.output
+    assert not out.exists()
+    store = Store.open(db)
+    with pytest.raises(ConfigError, match="Unknown export format 'xlsx'"):  # the API checks too
+        export_module.export(store.engine, ["ext"], out, "xlsx", DEFAULT_OPTIONS)
+    store.close()
     assert not out.exists()
 
 
