@@ -86,11 +86,17 @@ def _user_errors(error: BaseException) -> list[ArenaError] | None:
 
 
 def _from_interrupt(error: BaseException | None) -> bool:
+    """Whether `error` was raised because of Ctrl-C, and nothing said so yet (a command
+    that reports the interruption itself raises its exit `from None`)."""
     seen = 0
     while error is not None and seen < 10:
         if isinstance(error, KeyboardInterrupt):
             return True
-        error, seen = error.__cause__ or error.__context__, seen + 1
+        if error.__cause__ is not None:
+            error = error.__cause__
+        else:
+            error = None if error.__suppress_context__ else error.__context__
+        seen += 1
     return False
 
 
