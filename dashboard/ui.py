@@ -8,6 +8,14 @@ import streamlit as st
 
 from dashboard.context import current
 
+_MARKDOWN_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=\"'")
+
+
+def plain(text: object) -> str:
+    """`text` escaped for the markdown that `st.info`, `st.warning` and `st.error` render:
+    every markdown and HTML character gets a backslash, so it shows literally."""
+    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in str(text))
+
 
 def need_rows(frame: pd.DataFrame, what: str) -> bool:
     """False, with an info line naming the active filters, when `frame` is empty."""
@@ -21,7 +29,7 @@ def need_rows(frame: pd.DataFrame, what: str) -> bool:
         parts.append(f"judge {f.judge}")
     if f.since or f.until:
         parts.append(f"dates {f.since or '…'} to {f.until or '…'}")
-    st.info(f"No {what} for {'; '.join(parts)}. Widen the filters in the sidebar.")
+    st.info(f"No {what} for {plain('; '.join(parts))}. Widen the filters in the sidebar.")
     return False
 
 

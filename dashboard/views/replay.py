@@ -13,7 +13,7 @@ from dashboard import transcript_frames as tf
 from dashboard.cache import query
 from dashboard.context import current
 from dashboard.seatview import leaks, seen_texts
-from dashboard.ui import page_param, set_page_param
+from dashboard.ui import page_param, plain, set_page_param
 
 EVERYTHING = "(everything: referee view)"
 ctx = current()
@@ -34,8 +34,8 @@ except ValueError:
 detail = query("match_detail", match_id) if match_id >= 0 else None
 if detail is None:
     st.error(
-        f"There is no match with id {linked!r} in this database. Pick one on the Matches page "
-        f"(recent ids: {', '.join(map(str, choices[:10])) or 'none'})."
+        f"There is no match with id {plain(repr(linked))} in this database. Pick one on the "
+        f"Matches page (recent ids: {', '.join(map(str, choices[:10])) or 'none'})."
     )
     st.stop()
 options = sorted(set(choices) | {detail.id}, reverse=True)
@@ -66,7 +66,8 @@ roles = list(detail.seats["role"])
 seat_param = page_param("seat")
 seat_options = [EVERYTHING, *roles]
 if seat_param is not None and seat_param not in roles:
-    st.warning(f"Seat {seat_param!r} is not in this match; seats: {', '.join(roles)}.")
+    st.warning(f"Seat {plain(repr(seat_param))} is not in this match; seats: "
+               f"{plain(', '.join(roles))}. Showing the referee view.")
     seat_param = None
 seat_choice = st.selectbox(
     "View as", seat_options, index=seat_options.index(seat_param) if seat_param else 0,

@@ -1,0 +1,164 @@
+"""The dashboard's pure pieces: chart specs, the seat view, filters and the data module's
+queries against the real fixture database."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pandas as pd
+
+from arena.events import Assign, ElicitRequest, ElicitResponse, Reveal, RoundStarted
+from arena.storage import MATCH_DONE, Store
+from arena.storage.queries import stored_matches
+from dashboard import charts, data, derived
+from dashboard.database import readonly_engine
+from dashboard.filters import Filters, filters_from_params, params_from_filters
+from dashboard.seatview import leaks, seen_by
+from dashboard.transcript_frames import marked_code
+from tests.dashboard.fixture_db import XSS_MOVE
+from tournaments.records_from_store import records_from_store
+
+
+def test_token_heatmap_keeps_tokens_as_data_and_bits_as_colour() -> None:
+    frame = charts.token_frame([XSS_MOVE, " the", "\n"], [1.5, 0.25, 3.0], "xed(s|t)")
+    spec = charts.token_heatmap(frame).to_dict()
+    values = next(iter(spec["datasets"].values()))
+    assert [v["token"] for v in values] == [XSS_MOVE.replace(" ", "·"), "·the", "⏎"]
+    assert [v["bits"] for v in values] == [1.5, 0.25, 3.0]
+    rect, text = spec["layer"]
+    assert rect["mark"]["type"] == "rect" and rect["encoding"]["color"]["field"] == "bits"
+    assert text["mark"]["type"] == "text" and text["encoding"]["text"]["field"] == "token"
+    assert {"field": "bits", "type": "quantitative", "format": ".3f"} in \
+        rect["encoding"]["tooltip"]
+    faceted = charts.token_heatmap(frame, facet=True).to_dict()
+    assert faceted["facet"]["row"]["field"] == "label"
+
+
+def test_forest_plot_orders_by_rating_and_draws_intervals() -> None:
+    board = pd.DataFrame({"participant": ["b", "a"], "rating": [990.0, 1010.0],
+                          "ci_low": [950.0, 980.0], "ci_high": [1020.0, 1040.0],
+                          "provisional": [True, False]})
+    spec = charts.forest_plot(board, "Elo").to_dict()
+    rule, point = spec["layer"]
+    assert rule["mark"]["type"] == "rule"
+    assert rule["encoding"]["x"]["field"] == "ci_low" and rule["encoding"]["x2"]["field"] == \
+        "ci_high"
+    assert rule["encoding"]["y"]["sort"] == ["a", "b"]
+    assert point["encoding"]["fill"]["condition"]["test"] == "datum.provisional"
+
+
+def test_other_charts_encode_their_columns() -> None:
+    masses = pd.DataFrame({"participant": ["a"], "bin_low": [0.0], "bin_high": [1.0],
+                           "mass": [1.0]})
+    hist = charts.histogram_overlay(masses, "score").to_dict()
+    assert hist["encoding"]["y"]["field"] == "mass" and hist["encoding"]["y"]["stack"] is None
+    curves = pd.DataFrame({"participant": ["a", "base"], "round": [1, 1], "arms": [1.0, 2.0]})
+    arms = charts.arms_chart(curves, "base").to_dict()
+    assert arms["encoding"]["strokeDash"]["condition"]["test"] == "datum.is_base"
+    assert [v["is_base"] for v in next(iter(arms["datasets"].values()))] == [False, True]
+    probs = pd.DataFrame({"participant": ["a"], "rank": [1], "p": [1.0]})
+    assert charts.rank_probabilities(probs).to_dict()["layer"][0]["encoding"]["color"][
+        "scale"]["domain"] == [0, 1]
+    ecdf = charts.ecdf(pd.DataFrame({"participant": ["a"], "game": ["g"], "value": [1.0]}),
+                       "x").to_dict()
+    assert ecdf["transform"][0]["window"][0]["op"] == "cume_dist"
+
+
+def events_with_a_leak() -> list:  # type: ignore[type-arg]
+    secret = "the hidden story of the dragon"
+    return [
+        RoundStarted(round=1, line=0),
+        Assign(round=1, line=1, values={"s": secret}),
+        ElicitRequest(round=1, line=2, player="alice", registers={"s": secret}, targets=["t"],
+                      max_len=5),
+        ElicitResponse(round=1, line=2, player="alice", values={"t": "dragon"}, cut=False),
+        Reveal(round=1, line=3, player="bob", values={"t": "dragon"}),
+        ElicitRequest(round=1, line=4, player="bob", registers={"x": f"hint: {secret}"},
+                      targets=["y"], max_len=5),
+    ]
+
+
+def test_seat_view_rules_and_leak_detection() -> None:
+    events = events_with_a_leak()
+    assert [seen_by(e, "bob") for e in events] == [True, False, False, False, True, True]
+    assert [seen_by(e, "alice") for e in events] == [True, False, True, True, False, False]
+    found = leaks(events, "bob")
+    assert [(x.register, x.where) for x in found] == [("s", "register x")]
+    assert leaks(events, "alice") == []  # alice was shown s itself
+    clean = events[:5]
+    assert leaks(clean, "bob") == []  # a reveal is by design, not a leak
+
+
+def test_marked_code_marks_one_line() -> None:
+    code = "assign(s=story(5))\nelicit(a, t, 5)"
+    lines = marked_code(code, 2).splitlines()
+    assert lines[0].startswith("  1") and lines[1].startswith("▶ 2")
+    assert "▶" not in marked_code(code, 0)
+
+
+def test_filters_round_trip_through_query_params() -> None:
+    f = Filters("nightly", 4, ("b", "a"), "ngram", date(2026, 1, 2), date(2026, 1, 3))
+    params = params_from_filters(f)
+    single = {k: v for k, v in params.items() if isinstance(v, str)}
+    back = filters_from_params(single, list(params["game"]))
+    assert back == Filters("nightly", 4, ("a", "b"), "ngram", date(2026, 1, 2),
+                           date(2026, 1, 3))
+    assert filters_from_params({"snapshot": "x", "since": "not a date"}, []) == Filters()
+
+
+def test_match_records_agree_with_the_storage_layer(arena_db: str) -> None:
+    engine = readonly_engine(arena_db)
+    ours = {r.match_id: r for r in data.match_records(data.scored_seats(engine, Filters(
+        "nightly")))}
+    store = Store.open(arena_db)
+    try:
+        theirs = records_from_store(stored_matches(store.engine, "nightly", status=MATCH_DONE))
+        keys = {m.id: m.key for m in stored_matches(store.engine, "nightly")}
+    finally:
+        store.close()
+    assert len(ours) == len(theirs) == 30
+    for record in theirs:
+        mine = ours[str(next(i for i, k in keys.items() if k == record.match_id))]
+        assert (mine.game, mine.map_id, mine.mode, mine.rounds) == (
+            record.game, record.map_id, record.mode, record.rounds)
+        assert mine.seats == record.seats
+
+
+def test_queries_follow_filters_and_the_watermark_moves(arena_db: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    engine = readonly_engine(arena_db)
+    everything = data.match_count(engine, Filters("nightly"))
+    only = data.match_count(engine, Filters("nightly", games=("condense",)))
+    assert everything == 30 and 0 < only < everything
+    assert data.match_count(engine, Filters("nightly", judge="flaky")) == 0
+    assert data.match_count(engine, Filters("nightly", until=date(2001, 1, 1))) == 0
+    pairs = data.head_to_head(engine, Filters("duel-cup"))
+    assert set(pairs["a"]) == {"alpha", "beta"}
+    assert (pairs["wins"] + pairs["draws"] + pairs["losses"] == pairs["comparisons"]).all()
+    ab = pairs.set_index(["a", "b"])
+    assert ab.loc[("alpha", "beta"), "wins"] == ab.loc[("beta", "alpha"), "losses"]
+    assert data.head_to_head(engine, Filters("nightly")).empty  # eval mode: no pairs in a match
+    mark = data.watermark(engine)
+    store = Store.open(arena_db)
+    try:
+        from arena.storage.snapshots import save_rating_snapshot
+        save_rating_snapshot(store.engine, None, "test", {"rows": []})
+    finally:
+        store.close()
+    assert data.watermark(engine) != mark
+
+
+def test_snapshot_board_rank_change_and_probabilities(arena_db: str) -> None:
+    engine = readonly_engine(arena_db)
+    first, second = sorted(int(i) for i in data.snapshots(engine, "nightly")["id"])[:2]
+    board = derived.snapshot_board(engine, second)
+    assert list(board["rank"]) == list(range(1, len(board) + 1))
+    before = derived.snapshot_board(engine, first).set_index("participant")["rank"]
+    for row in board.itertuples():
+        assert row.rank_change == before[row.participant] - row.rank
+    probs = derived.rank_probabilities(engine, second)
+    assert set(probs["participant"]) == set(board["participant"])
+    totals = probs.groupby("participant")["p"].sum()
+    assert ((totals - 1.0).abs() < 1e-9).all()
+    payload = data.snapshot_payload(engine, second)
+    assert json.dumps(payload)  # plain JSON, as stored
