@@ -1,0 +1,141 @@
+"""The information set holds against an attacker that has the judge's weights (issue 14).
+
+A player written as code reads only its `MoveRequest`s, over several rounds, and tries to
+rebuild the story hidden from it: from its reward feedback (per-token values matched
+against the judge's vocabulary) and from the seeds it receives (brute force over small
+play seeds, then regenerating the map). Today it recovers nothing beyond its blind guess;
+fed what the old runtime sent (every per-token value, seeds derived from the play seed),
+the same code recovers the story, so the test can tell a leak when there is one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+import pytest
+
+from arena.events import Event, Reward
+from arena.match_setup import build_match, load_game_ref
+from arena.protocols.judge import Judge
+from arena.protocols.player import HistoryItem
+from arena.registry import Registry
+from arena.runtime.maps import JudgeStorySource, resolve_map
+from arena.runtime.seeds import derive_seed, new_seed_key
+from judges.bundled_judge import create_bundled_judge
+from tests.runtime.helpers import ListPlayer
+from tests.runtime.leak_attack import (
+    Attacker,
+    JudgeCopy,
+    accuracy,
+    all_items,
+    blind_guess,
+    old_view,
+    reconstruct,
+    recover_play_seed,
+)
+
+PLAY_SEED = 3  # small on purpose: the old derivation gave it away
+ROUNDS = 3
+SEED_TRIES = 5_000
+
+
+@pytest.fixture(scope="module")
+def judge() -> Judge:
+    return create_bundled_judge({})
+
+
+@pytest.fixture(scope="module")
+def copy() -> JudgeCopy:
+    return JudgeCopy()
+
+
+@pytest.fixture(scope="module")
+def registry() -> Registry:
+    return Registry.load()
+
+
+def story_of(events: Sequence[Event], register: str) -> str:
+    return next(e.values[register] for e in events if e.type == "assign" and register in e.values)
+
+
+def old_feedback(attacker: Attacker, events: Sequence[Event], role: str) -> list[HistoryItem]:
+    """What the old runtime told the attacker: its moves and every term's per-token values
+    (the events keep the organiser's full breakdown)."""
+    moves = [i for i in all_items(attacker.requests) if i.kind == "move"]
+    rewards = [
+        HistoryItem(kind="reward", line=e.line, reward=e.total,
+                    terms=tuple(old_view(t.bits, t.source) for t in e.terms))
+        for e in events if isinstance(e, Reward) and e.player == role
+    ]
+    return moves + rewards
+
+
+async def attack(
+    game_name: str, seats: Mapping[str, object], attacker_role: str, target: str, register: str,
+    judge: Judge, copy: JudgeCopy, registry: Registry,
+) -> dict[str, object]:
+    game = load_game_ref(game_name, registry)
+    attacker = seats[attacker_role]
+    assert isinstance(attacker, Attacker)
+    async with await build_match(
+        game, seats, judge=judge, registry=None, seed=PLAY_SEED, rounds=ROUNDS,  # type: ignore[arg-type]
+        main_roles=(attacker_role,), seed_key=new_seed_key(),  # as `arena play` does
+    ) as match:
+        result = await match.play()
+    assert result.error is None and len(attacker.requests) >= ROUNDS
+    hidden = story_of(result.events, target)
+    truth = copy.ids(hidden)
+    blind = blind_guess(copy, len(truth))
+    now = reconstruct(copy, all_items(attacker.requests), target, register)
+    old = reconstruct(copy, old_feedback(attacker, result.events, attacker_role), target, register)
+    legacy_requests = [
+        replace(r, seed=derive_seed("move", PLAY_SEED, r.round, r.line, r.role, r.attempt))
+        for r in attacker.requests
+    ]
+    return {
+        "game": game, "hidden": hidden, "truth": truth, "blind": accuracy(blind, truth),
+        "now": accuracy(now or blind, truth), "now_used": now is not None,
+        "old": accuracy(old or blind, truth), "old_used": old is not None, "seed_now": recover_play_seed(attacker.requests, SEED_TRIES),
+        "seed_old": recover_play_seed(legacy_requests, SEED_TRIES),
+    }
+
+
+async def check(found: dict[str, object], judge: Judge) -> None:
+    print(  # the figures, for `pytest -s`
+        f"{found['game'].name}: {len(found['truth'])} hidden tokens; "  # type: ignore[attr-defined, arg-type]
+        f"blind {found['blind']:.2f}, now {found['now']:.2f}, old feedback {found['old']:.2f}; "
+        f"seed found now {found['seed_now']}, old {found['seed_old']}"
+    )
+    # Feedback: nothing per-token reaches the attacker, so it does no better than blind.
+    assert found["now_used"] is False
+    assert found["now"] <= found["blind"]  # type: ignore[operator]
+    # The same code on the old feedback rebuilds the story: the test detects a leak.
+    assert found["old_used"] is True and found["old"] >= 0.9, found["old"]
+    assert found["old"] > found["blind"] + 0.5  # type: ignore[operator]
+    # Seeds: nothing below SEED_TRIES explains what it received; with the old derivation
+    # the play seed (= map seed in `arena play`) falls out and regenerates the story.
+    assert found["seed_now"] is None
+    assert found["seed_old"] == PLAY_SEED
+    program = found["game"].program  # type: ignore[attr-defined]
+    regenerated = await resolve_map(program, PLAY_SEED, JudgeStorySource(judge))
+    assert found["hidden"] in regenerated.stories.values()
+
+
+async def test_describe_to_partner_bob_learns_nothing_of_the_story(judge: Judge, copy: JudgeCopy, registry: Registry) -> None:
+    seats = {
+        "alice": ListPlayer(["a fisherman and his boat"]),
+        "bob": Attacker({"s0": ["the sea", "a boat at night", "fish and nets"]}),
+    }
+    found = await attack("describe_to_partner", seats, "bob", "s", "s0", judge, copy, registry)
+    await check(found, judge)
+
+
+async def test_censored_message_bob_learns_nothing_of_the_story(judge: Judge, copy: JudgeCopy, registry: Registry) -> None:
+    seats = {
+        "alice": ListPlayer(["a fisherman and his boat"]),
+        "carol": ListPlayer(["boat"]),
+        "bob": Attacker({"t1": ["the sea", "a boat at night", "fish and nets"]}),
+    }
+    found = await attack("censored_message", seats, "bob", "s", "t1", judge, copy, registry)
+    await check(found, judge)
