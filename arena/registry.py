@@ -19,6 +19,8 @@ from pluggy import PluginManager
 
 from arena.errors import ArenaError, PluginError, UnknownNameError
 from arena.plugin_manager import (
+    BUILTIN_PREFIX,
+    DIST_NAME,
     ArenaPluginManager,
     PluginFailure,
     create_plugin_manager,
@@ -228,6 +230,17 @@ class Registry:
         return list(pm.skipped) if isinstance(pm, ArenaPluginManager) else []
 
     # ------------------------------------------------------------------ lookups
+
+    def player_is_builtin(self, name: str) -> bool:
+        """Whether player `name` comes from the arena's own built-in plugins (an entry
+        point named ``builtin_*`` of the ``xent-arena`` distribution), not a third party."""
+        plugin = _lookup(self._players, "player", name)[0]
+        return plugin.startswith(BUILTIN_PREFIX) and self._origin(plugin)[0] == DIST_NAME
+
+    def player_plugin(self, name: str) -> tuple[str, str]:
+        """The plugin that registered player `name` and its distribution."""
+        plugin = _lookup(self._players, "player", name)[0]
+        return plugin, self._origin(plugin)[0]
 
     def player_entry(self, name: str) -> PlayerEntry:
         return _lookup(self._players, "player", name)[1]

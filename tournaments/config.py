@@ -10,6 +10,7 @@ Example::
     normalisation = "catch-up"   # or "narms" (paper Def. 42) or "reference"; for narms a
                              # table: normalisation = { method = "narms", theta = 0.5, m = 2 }
     seed = 0
+    untrusted_entrants = false   # true: entrants play built-in players or remote: agents only
     rounds = 1               # default rounds per match; games may override
     maps = 2                 # default number of maps per game
     npc = "random"           # NPC participant for every non-main role (eval mode)
@@ -156,6 +157,7 @@ class TournamentConfig(_Strict):
     base: str | None = None
     normalisation: NormalisationConfig = Field(default_factory=NormalisationConfig)
     seed: int = 0
+    untrusted_entrants: bool = False
     rounds: int = Field(default=1, ge=1)
     maps: int = Field(default=1, ge=1)
     npc: str | dict[str, str] | None = None

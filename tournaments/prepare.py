@@ -134,11 +134,39 @@ def _name_problems(config: TournamentConfig, registry: Registry) -> list[Problem
     return problems
 
 
+def _trust_problems(config: TournamentConfig, registry: Registry) -> list[Problem]:
+    """With `untrusted_entrants`, an entrant may not run inside the arena's process: a
+    third-party player plugin runs with the arena's rights (it could implement
+    `arena_on_event` and read every hidden register). Entrants play as `remote:` agents."""
+    if not config.untrusted_entrants:
+        return []
+    raw = config.model_dump(by_alias=True)
+    problems = []
+    for i, p in enumerate(config.participants):
+        name = parse_spec(p.player).name
+        if p.npc_only or name not in registry.player_names() or registry.player_is_builtin(name):
+            continue
+        plugin, dist = registry.player_plugin(name)
+        origin = f"plugin '{plugin}'" + (f" of {dist}" if dist else "")
+        problems.append(
+            Problem(
+                key_path(("participants", i, "player"), raw),
+                f"player '{name}' comes from {origin}, which would run inside the arena with "
+                "its rights, and untrusted_entrants = true allows only built-in players; "
+                f"let '{p.name}' connect as a remote agent instead "
+                f"(player = \"remote:{p.name}?token_env=TOKEN_VAR\"), or set "
+                "untrusted_entrants = false if you trust its code",
+                redact(p.player),
+            )
+        )
+    return problems
+
+
 def prepare_tournament(
     config: TournamentConfig, registry: Registry, source: str = "tournament file"
 ) -> PreparedTournament:
     """Load the games, check every name against `registry` and build the schedule."""
-    problems = _name_problems(config, registry)
+    problems = _name_problems(config, registry) + _trust_problems(config, registry)
     games: dict[str, PreparedGame] = {}
     for index, game in enumerate(config.games):
         prepared, found = _prepare_game(config, index, game, registry)
