@@ -55,13 +55,20 @@ class Diagnostic:
 
 
 class GameSyntaxError(ArenaError):
-    """A game file that does not parse or check. Carries every problem found."""
+    """A game file that does not parse or check. Carries every problem found; the message
+    lists the first `SHOWN_DIAGNOSTICS` (a file that is not XGL at all would otherwise
+    print a screen per line of it), then how many more there are."""
+
+    SHOWN_DIAGNOSTICS = 20
 
     def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
         self.diagnostics = tuple(diagnostics)
         n = len(self.diagnostics)
         head = f"{n} problem{'s' if n != 1 else ''} in game file"
-        body = "\n".join(d.render() for d in self.diagnostics)
+        shown = self.diagnostics[: self.SHOWN_DIAGNOSTICS]
+        body = "\n".join(d.render() for d in shown)
+        if n > len(shown):
+            body += f"\n… and {n - len(shown)} more (fix these first, then check again)"
         super().__init__(f"{head}:\n{body}")
 
 

@@ -22,6 +22,7 @@ from types import TracebackType
 from arena.errors import ConfigError, UnknownNameError
 from arena.events import Event
 from arena.lang import ast
+from arena.lang.game_file import GAME_SUFFIXES, read_game_file
 from arena.lang.header import GameHeader, read_header
 from arena.lang.loader import load_game
 from arena.plugin_manager import dispatch_event, has_event_listeners
@@ -36,7 +37,6 @@ from arena.runtime.seat import MovePolicy, Seat
 from arena.runtime.seeds import public_seed_key, seat_seed
 
 DEFAULT_MAX_REPLAY = 2  # loops run at most 3 times in smoke runs and golden playthroughs
-GAME_SUFFIXES = (".xgl", ".xent")
 # Analysis runs (smoke checks, playability): a stuck player fails its move within a minute.
 ANALYSIS_POLICY = MovePolicy(timeout_s=60.0)
 
@@ -129,7 +129,7 @@ def load_game_ref(
     if base_dir is not None and not path.is_absolute():
         path = base_dir / path
     if path.is_file():
-        text = path.read_text(encoding="utf-8")
+        text = read_game_file(path)
         return load_game_text(text, str(path), dialect=dialect, name=name)
     if "/" in ref or ref.endswith(GAME_SUFFIXES):
         where = " (relative to the file)" if base_dir is not None else ""

@@ -37,6 +37,7 @@ class PlayerContext:
 PlayerFactory = Callable[[Spec, PlayerContext], Player]
 JudgeFactory = Callable[[Spec], Judge]
 StorySourceFactory = Callable[[Spec, Judge | None], StorySource]
+SpecCheck = Callable[[Spec], object]
 
 
 def check_name(kind: str, name: object) -> str:
@@ -57,22 +58,28 @@ class PlayerEntry:
         factory: builds the player; raises `ConfigError` for a bad spec.
         description: one line for `arena plugins`.
         params_doc: the accepted arg and parameters, e.g. "arg: model id; temperature=<float>".
+        check: validates a spec's arg and parameters without building anything, raising
+            `ConfigError` like the factory would; tournament files are checked with it
+            before anything runs (None: the spec is only checked when a match builds it).
     """
 
     name: str
     factory: PlayerFactory
     description: str = ""
     params_doc: str = ""
+    check: SpecCheck | None = None
 
 
 @dataclass(frozen=True)
 class JudgeEntry:
-    """A judge kind: `factory(spec)` builds a judge (loading weights lazily is advised)."""
+    """A judge kind: `factory(spec)` builds a judge (loading weights lazily is advised);
+    `check(spec)`, if given, validates a spec without loading anything (see PlayerEntry)."""
 
     name: str
     factory: JudgeFactory
     description: str = ""
     params_doc: str = ""
+    check: SpecCheck | None = None
 
 
 @dataclass(frozen=True)

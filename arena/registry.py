@@ -272,6 +272,20 @@ class Registry:
             raise _not_protocol("player", plugin, parsed, made, "Player")
         return made
 
+    def check_spec(self, kind: str, spec: str | Spec) -> None:
+        """Check a player or judge spec (`kind` "player" or "judge") without building it:
+        its name is registered and its entry's `check` accepts its arg and parameters.
+        Raises `UnknownNameError` or the entry's `ConfigError`."""
+        parsed = _as_spec(spec)
+        if kind == "player":
+            plugin, player_entry = _lookup(self._players, kind, parsed.name)
+            check = player_entry.check
+        else:
+            plugin, judge_entry = _lookup(self._judges, kind, parsed.name)
+            check = judge_entry.check
+        if check is not None:
+            _build(kind, plugin, parsed, lambda: check(parsed))
+
     def create_judge(self, spec: str | Spec) -> Judge:
         """Build a judge from its spec, e.g. ``ngram?order=3``."""
         parsed = _as_spec(spec)

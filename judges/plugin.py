@@ -74,6 +74,7 @@ def arena_judges() -> list[JudgeEntry]:
             create_ngram,
             "Offline character n-gram judge (no torch, no download; for tests).",
             "order=<1..10>",
+            check=create_ngram,  # building it is instant and loads nothing
         ),
         JudgeEntry(
             "bundled",

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from arena.hookspecs import hookimpl
-from arena.plugin_types import PlayerEntry
+from arena.plugin_types import PlayerContext, PlayerEntry, PlayerFactory
+from arena.specs import Spec
 from players.hf_player import create_hf_player
+from players.hf_player import parse_settings as hf_settings
 from players.human_player import create_human_player
 from players.llm_player import create_llm_player
+from players.llm_player import parse_settings as llm_settings
 from players.random_words import create_random_player
 from players.remote_player import create_remote_player
 from players.scripted import create_scripted_player
-from players.search_player import create_search_player
+from players.search_player import check_search_spec, create_search_player
+
+
+def _by_building(factory: PlayerFactory) -> Callable[[Spec], object]:
+    """A spec check for players whose construction is cheap and has no side effects (no
+    model is loaded, no server started, nothing read from the network)."""
+    return lambda spec: factory(spec, PlayerContext())
 
 
 @hookimpl
@@ -21,6 +32,7 @@ def arena_players() -> list[PlayerEntry]:
             create_random_player,
             "Seeded random English words (a baseline).",
             "words=<n> words per move (default: 1..max_len); seed=<int> extra seed",
+            check=_by_building(create_random_player),
         ),
         PlayerEntry(
             "scripted",
@@ -28,6 +40,7 @@ def arena_players() -> list[PlayerEntry]:
             "Plays a fixed script of moves, one per register, cycling (for tests).",
             "arg: move1|move2|... (<raise> fails, <none> returns None); per_round=1 "
             "restarts the script each round",
+            check=_by_building(create_scripted_player),
         ),
         PlayerEntry(
             "litellm",
@@ -36,6 +49,7 @@ def arena_players() -> list[PlayerEntry]:
             "arg: litellm model id, e.g. openai/gpt-4o-mini; temperature=0.2 max_tokens=256 "
             "api_base=<url> timeout=60 retries=4 concurrency=4 cot=0|1 "
             "api_key_env=<ENV VAR> backoff=1 backoff_max=30",
+            check=llm_settings,
         ),
         PlayerEntry(
             "hf",
@@ -43,6 +57,7 @@ def arena_players() -> list[PlayerEntry]:
             "A local transformers causal LM (chat template when it has one).",
             "arg: hub id, local folder, or 'bundled' (the arena's tiny model); device=cpu "
             "max_new_tokens=32 temperature=0.8 (0 = greedy)",
+            check=hf_settings,
         ),
         PlayerEntry(
             "search",
@@ -50,12 +65,14 @@ def arena_players() -> list[PlayerEntry]:
             "Judge-guided beam search over word sequences (a strong baseline).",
             "budget=<n> simulations per move (default 64); beam=<n> (default 4); "
             "seed=<int>; vocab=<w1,w2,...> extra candidate words",
+            check=check_search_spec,
         ),
         PlayerEntry(
             "human",
             create_human_player,
             "A person at the terminal: shows the request, reads one line per register.",
             "code=0 hides the game code",
+            check=_by_building(create_human_player),
         ),
         PlayerEntry(
             "remote",
@@ -63,5 +80,6 @@ def arena_players() -> list[PlayerEntry]:
             "An external agent over a websocket (see examples/remote_agent.py).",
             "arg: agent name; token_env=<VAR> (default ARENA_REMOTE_TOKEN); host=<ip>; "
             "port=<n> (default 8765, 0 = any); timeout=<s> (default 300)",
+            check=_by_building(create_remote_player),
         ),
     ]

@@ -308,14 +308,24 @@ def _top(pool: list[Scored], n: int) -> list[Scored]:
     return out
 
 
-def create_search_player(spec: Spec, ctx: PlayerContext) -> SearchPlayer:
-    """Factory for `search[?budget=64&beam=4&seed=0&vocab=w1,w2]`."""
+def check_search_spec(spec: Spec) -> tuple[int, int, int]:
+    """(budget, beam, seed) of a `search` spec; `ConfigError` when malformed."""
     spec.expect_params(PARAMS, "player")
     if spec.arg:
         raise ConfigError(
             f"Player spec '{spec.raw}': 'search' takes no ':' argument. "
             "Write e.g. 'search?budget=64&beam=4'."
         )
+    return (
+        spec.int_param("budget", 64, minimum=1),
+        spec.int_param("beam", 4, minimum=1),
+        spec.int_param("seed", 0),
+    )
+
+
+def create_search_player(spec: Spec, ctx: PlayerContext) -> SearchPlayer:
+    """Factory for `search[?budget=64&beam=4&seed=0&vocab=w1,w2]`."""
+    budget, beam, seed = check_search_spec(spec)
     if ctx.judge is None:
         raise ConfigError(
             f"Player '{spec.raw}' needs the match's judge to score its candidates, but none "
@@ -325,9 +335,9 @@ def create_search_player(spec: Spec, ctx: PlayerContext) -> SearchPlayer:
     vocab = [w for w in re.split(r"[,\s]+", spec.params.get("vocab", "")) if w]
     return SearchPlayer(
         judge=ctx.judge,
-        budget=spec.int_param("budget", 64, minimum=1),
-        beam=spec.int_param("beam", 4, minimum=1),
-        seed=move_seed(ctx.seed, spec.int_param("seed", 0)),
+        budget=budget,
+        beam=beam,
+        seed=move_seed(ctx.seed, seed),
         role=ctx.role,
         vocab=vocab,
         name=spec.raw,

@@ -18,6 +18,7 @@ from arena.storage import Store, StoredMatch
 from arena.storage.queries import stored_matches, tournament_names
 from tournaments.config import load_tournament
 from tournaments.executor import RunSummary
+from tournaments.prepare import prepare_tournament
 from tournaments.run_config import play_config
 
 INTERRUPTED = "interrupted: finished matches are stored; run the same command to resume."
@@ -42,12 +43,15 @@ async def run_file(
 ) -> RunSummary:
     """Load, check and run a tournament file into the database `db`; with `snapshot`, store
     the tournament's ratings after the run (`tournaments.ratings_service.store_snapshot`)."""
-    config = load_tournament(path)
     registry = registry or Registry.load()
+    config = load_tournament(path, registry)
+    # Checked completely before the database is opened: a broken file leaves no trace.
+    prepared = await asyncio.to_thread(prepare_tournament, config, registry, str(path))
     store = Store.open(db)
     try:
         summary = await play_config(
-            config, store, registry, concurrency=concurrency, progress=progress, source=str(path)
+            config, store, registry, concurrency=concurrency, progress=progress,
+            source=str(path), prepared=prepared,
         )
         if snapshot and not store.read_only:
             await asyncio.to_thread(_store_snapshot, store, config.name, summary.run_id)

@@ -41,7 +41,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
@@ -57,7 +57,11 @@ from tournaments.config_errors import (
     looks_like_key,
 )
 
+if TYPE_CHECKING:
+    from arena.registry import Registry
+
 Mode = Literal["eval", "head_to_head"]
+MAX_FILE_BYTES = 4 * 2**20  # far above any real tournament file; reading stays bounded
 JUDGE_STORIES = "judge"
 
 
@@ -199,10 +203,16 @@ FIELDS: dict[str, tuple[str, ...]] = {
 
 
 def parse_tournament(
-    data: Mapping[str, Any], source: str = "tournament file", base_dir: Path | None = None
+    data: Mapping[str, Any],
+    source: str = "tournament file",
+    base_dir: Path | None = None,
+    registry: Registry | None = None,
 ) -> TournamentConfig:
     """Validate a parsed tournament document; raises `TournamentConfigError` with every
-    problem (field errors and cross-references) at once."""
+    problem (field errors and cross-references) at once. With `registry`, a document that
+    has field errors is also checked against the installed plugins (names, spec options,
+    games), so the one listing holds everything to fix; a valid one is checked that way
+    by `tournaments.prepare`."""
     problems: list[Problem] = []
     config: TournamentConfig | None = None
     try:
@@ -210,20 +220,39 @@ def parse_tournament(
     except ValidationError as error:
         problems += from_validation_error(error, data, FIELDS)
     problems += reference_problems(data)
+    if (problems or config is None) and registry is not None:
+        from tournaments.prepare import registry_problems  # prepare builds on this module
+
+        problems += registry_problems(data, registry, base_dir or Path.cwd())
     if problems or config is None:
         raise TournamentConfigError(source, problems)
     config._base_dir = base_dir or Path.cwd()
     return config
 
 
-def load_tournament(path: str | Path) -> TournamentConfig:
-    """Read and validate a tournament file; game paths are relative to its directory."""
+def load_tournament(path: str | Path, registry: Registry | None = None) -> TournamentConfig:
+    """Read and validate a tournament file; game paths are relative to its directory.
+    `registry`: see `parse_tournament`."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        if file.is_file() and file.stat().st_size > MAX_FILE_BYTES:
+            raise TournamentConfigError(
+                str(file),
+                [Problem("(file)", f"is larger than {MAX_FILE_BYTES // 2**20} MiB; a "
+                         "tournament file is a short TOML document", show_value=False)],
+            )
+        data_bytes = file.read_bytes()
     except OSError as error:
         raise TournamentConfigError(
             str(file), [Problem("(file)", f"cannot be read: {error.strerror}", str(file))]
+        ) from None
+    try:
+        text = data_bytes.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise TournamentConfigError(
+            str(file),
+            [Problem("(file)", f"is not UTF-8 text (byte {error.start} cannot be decoded); "
+                     "save it as UTF-8", show_value=False)],
         ) from None
     try:
         data = tomllib.loads(text)
@@ -231,7 +260,7 @@ def load_tournament(path: str | Path) -> TournamentConfig:
         raise TournamentConfigError(
             str(file), [Problem("(syntax)", f"is not valid TOML: {error}", show_value=False)]
         ) from None
-    return parse_tournament(data, str(file), file.resolve().parent)
+    return parse_tournament(data, str(file), file.resolve().parent, registry)
 
 
 def reference_problems(data: Mapping[str, Any]) -> list[Problem]:

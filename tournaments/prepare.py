@@ -9,9 +9,10 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from arena.errors import ArenaError, UnknownNameError
-from arena.lang.ast import Program
+from arena.errors import ArenaError
+from arena.lang.ast import DIALECTS, Program
 from arena.match_setup import LoadedGame, load_game_ref
 from arena.registry import Registry
 from arena.specs import parse_spec
@@ -116,21 +117,45 @@ def _participant_info(name: str, spec_text: str, registry: Registry) -> Particip
     return ParticipantInfo(name, spec.raw, plugin, version, spec.arg, dict(spec.params))
 
 
-def _name_problems(config: TournamentConfig, registry: Registry) -> list[Problem]:
-    problems = []
-    checks: list[tuple[tuple[str | int, ...], str, list[str], str]] = [
-        (("judge",), config.judge, registry.judge_names(), "judge")
+def registry_problems(
+    data: Mapping[str, Any],
+    registry: Registry,
+    base_dir: Path | None = None,
+    *,
+    games: bool = True,
+) -> list[Problem]:
+    """What only the installed plugins can tell, read from the raw file so that it can
+    join its type errors in one listing: unknown names and bad options (what `arena play`
+    would refuse) of the judge, the story source and every participant's player, NPCs
+    included; with `games`, game references that do not load. Values of the wrong type
+    are left to the file's own validation."""
+    checks: list[tuple[tuple[str | int, ...], object, str]] = [
+        (("judge",), data.get("judge"), "judge"),
+        (("stories",), data.get("stories"), "story source"),
     ]
-    if config.stories != JUDGE_STORIES:
-        checks.append((("stories",), config.stories, registry.story_source_names(), "story source"))
-    for i, p in enumerate(config.participants):
-        checks.append((("participants", i, "player"), p.player, registry.player_names(), "player"))
-    raw = config.model_dump(by_alias=True)
-    for loc, text, names, kind in checks:
-        name = parse_spec(text).name
-        if name not in names:
-            error = UnknownNameError(kind, name, names, fix="Run `arena plugins` to list them.")
-            problems.append(Problem(key_path(loc, raw), str(error), redact(text)))
+    people = data.get("participants")
+    for i, person in enumerate(people if isinstance(people, list) else []):
+        if isinstance(person, Mapping):
+            checks.append((("participants", i, "player"), person.get("player"), "player"))
+    problems = [
+        problem
+        for loc, text, kind in checks
+        if isinstance(text, str)
+        for problem in _spec_problem(data, loc, text, kind, registry)
+    ]
+    listed = data.get("games")
+    for i, game in enumerate(listed if games and isinstance(listed, list) else []):
+        ref = game.get("game") if isinstance(game, Mapping) else None
+        if not isinstance(ref, str) or not ref:
+            continue
+        dialect = game.get("dialect")
+        try:
+            load_game_ref(
+                ref, registry, base_dir=base_dir,
+                dialect=dialect if isinstance(dialect, str) and dialect in DIALECTS else None,
+            )
+        except ArenaError as error:
+            problems.append(Problem(key_path(("games", i, "game"), data), str(error), ref))
     return problems
 
 
@@ -162,11 +187,30 @@ def _trust_problems(config: TournamentConfig, registry: Registry) -> list[Proble
     return problems
 
 
+def _spec_problem(
+    data: Mapping[str, Any], loc: tuple[str | int, ...], text: str, kind: str, registry: Registry
+) -> list[Problem]:
+    try:
+        spec = parse_spec(text)
+    except ArenaError:
+        return []  # a malformed spec is reported by the field's validation
+    try:
+        if kind == "story source":
+            if spec.name != JUDGE_STORIES:
+                registry.story_source_entry(spec.name)
+        else:
+            registry.check_spec(kind, spec)
+    except ArenaError as error:
+        return [Problem(key_path(loc, data), str(error), redact(text))]
+    return []
+
+
 def prepare_tournament(
     config: TournamentConfig, registry: Registry, source: str = "tournament file"
 ) -> PreparedTournament:
     """Load the games, check every name against `registry` and build the schedule."""
-    problems = _name_problems(config, registry) + _trust_problems(config, registry)
+    raw = config.model_dump(by_alias=True)
+    problems = registry_problems(raw, registry, games=False) + _trust_problems(config, registry)
     games: dict[str, PreparedGame] = {}
     for index, game in enumerate(config.games):
         prepared, found = _prepare_game(config, index, game, registry)

@@ -10,7 +10,7 @@ from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
 from tournaments.config import TournamentConfig
 from tournaments.executor import RunSummary, run_tournament
-from tournaments.prepare import prepare_tournament
+from tournaments.prepare import PreparedTournament, prepare_tournament
 from tournaments.progress import ProgressSink, RichProgress, judge_metrics
 from tournaments.ratings.informative import uninformative_roles
 from tournaments.records_from_store import records_from_store
@@ -24,9 +24,12 @@ async def play_config(
     concurrency: int | None = None,
     progress: bool = False,
     source: str = "tournament file",
+    prepared: PreparedTournament | None = None,
 ) -> RunSummary:
-    """Check `config` against `registry`, then play its pending matches into `store`."""
-    prepared = await asyncio.to_thread(prepare_tournament, config, registry, source)
+    """Check `config` against `registry` (unless `prepared` is the result of that), then
+    play its pending matches into `store`."""
+    if prepared is None:
+        prepared = await asyncio.to_thread(prepare_tournament, config, registry, source)
     judge = registry.create_judge(config.judge)
     sink: ProgressSink | None = (
         RichProgress(config.name, judge_metrics(judge)) if progress else None

@@ -11,9 +11,8 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from arena.hookspecs import hookimpl
+from arena.lang.game_file import GAME_SUFFIXES
 from arena.plugin_types import GameEntry
-
-GAME_SUFFIXES = (".xgl", ".xent")
 
 
 def games_in(directory: Traversable) -> list[GameEntry]:
