@@ -26,6 +26,7 @@ class PlayerContext:
     Attributes:
         judge: the match's judge (for players that search with it), or None.
         seed: a seed for the seat in this match; players use it for reproducible randomness.
+            Keyed with the organiser's secret seed key: it says nothing about map seeds.
         role: the seat the player takes, e.g. "black" or "alice".
     """
 
@@ -51,7 +52,8 @@ def check_name(kind: str, name: object) -> str:
 
 @dataclass(frozen=True)
 class PlayerEntry:
-    """A player kind: `factory(spec, ctx)` builds one player for one seat of one match.
+    """A player kind: `factory(spec, ctx)` builds one player for one seat of one match (for
+    an NPC seat, one per round: NPCs start every round without memory).
 
     Attributes:
         name: the spec name, e.g. "random" for `random?words=5`.

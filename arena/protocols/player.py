@@ -80,7 +80,7 @@ class MoveRequest:
 
     game: GameView
     role: str
-    round: int
+    round: int  # NPCs (memoryless) always get round 1 of 1
     rounds: int
     line: int
     registers: tuple[str, ...]  # the registers to fill, in order
@@ -92,7 +92,9 @@ class MoveRequest:
     attempt: int = 1  # > 1 after failed ensures
     failed_condition: str = ""  # the condition that sent the player back here, if any
     omniscient: bool = False
-    seed: int = 0  # a per-request seed players may use for reproducible randomness
+    # For the player's own randomness: keyed with the organiser's secret (XGL.md section 8)
+    # and a function of this request's information, not of the round.
+    seed: int = 0
 
 
 @runtime_checkable

@@ -6,9 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from arena.plugin_types import PlayerContext
+from arena.hookspecs import hookimpl
+from arena.match_setup import build_match, load_game_ref
+from arena.plugin_manager import create_plugin_manager
+from arena.plugin_types import PlayerContext, PlayerEntry
 from arena.protocols.player import MoveRequest
+from arena.registry import Registry
 from arena.runtime.maps import GameMap
+from arena.runtime.seeds import new_seed_key
 from arena.specs import parse_spec
 from judges.ngram import NgramJudge
 from players.random_words import create_random_player
@@ -102,3 +107,34 @@ async def test_a_stateful_main_character_keeps_its_player(judge: NgramJudge) -> 
     moves = [e.values["t"] for e in events_of(result, "elicit_response") if e.player == "alice"]
     assert moves == ["answer number 1", "answer number 2", "answer number 3"]
     assert len(built) == 1
+
+
+class DiaryPlugin:
+    """A third-party plugin whose player remembers everything it is asked."""
+
+    def __init__(self) -> None:
+        self.built: list[Diary] = []
+
+    @hookimpl
+    def arena_players(self) -> list[PlayerEntry]:
+        return [PlayerEntry("diary", lambda spec, ctx: Diary(self.built))]
+
+
+async def test_players_built_from_specs_forget_as_npcs_and_repeat_scores() -> None:
+    pm = create_plugin_manager()
+    plugin = DiaryPlugin()
+    pm.register_plugin(plugin, "diary_plugin")
+    registry = Registry.from_plugin_manager(pm)
+    game = load_game_ref("describe_to_partner", registry)
+    judge = NgramJudge()
+    for npc in ("random", "diary"):
+        async with await build_match(
+            game, {"alice": "scripted:an old man fixes fishing nets", "bob": npc},
+            judge=judge, registry=registry, seed=5, rounds=3, main_roles=("alice",),
+            seed_key=new_seed_key(),
+        ) as match:
+            result = await match.play()
+        rounds = result.scores["alice"].rounds
+        assert len(rounds) == 3 and len(set(rounds)) == 1, (npc, rounds)
+    assert len(plugin.built) == 3 and [d.asked for d in plugin.built] == [1, 1, 1]
+    assert all(d.closed for d in plugin.built)
