@@ -146,6 +146,12 @@ def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         immediate = connection.get_execution_options().get(_WRITE_OPTION, False)
+        if immediate and is_read_only(engine):  # say so before SQLite's cryptic refusal
+            raise StorageError(
+                f"The database {describe(engine)} is read-only, and this command needs to "
+                "write to it. Make the file and its folder writable, or use another "
+                "database with --db."
+            )
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 

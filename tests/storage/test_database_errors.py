@@ -200,3 +200,25 @@ def test_a_read_only_database_with_matches_to_play_is_refused_before_playing(
     done = arena("run", "t.toml", "--db", "arena.db", "--no-progress", cwd=finished)
     assert_one_clear_error(done, "read-only", "2 match(es) of tournament 'tiny'", str(db))
     assert fingerprint(finished) == before
+
+
+def test_commands_that_write_refuse_a_read_only_database_in_one_sentence(
+    finished: Path, writable_again: None
+) -> None:
+    db = finished / "arena.db"
+    db.chmod(0o444)
+    before = fingerprint(finished)
+    (finished / "results.csv").write_text(
+        "game,participant_a,score_a,participant_b,score_b\ng,x,1.0,y,0.5\n"
+    )
+    commands = [
+        ("schedule", "add", "t.toml", "--every", "3600", "--db", str(db)),
+        ("import", "results.csv", "-t", "external", "--db", str(db)),
+    ]
+    with ThreadPoolExecutor(len(commands)) as pool:
+        results = list(pool.map(lambda args: arena(*args, cwd=finished), commands))
+    for done in results:
+        assert_one_clear_error(done, "read-only", str(db))
+    after = fingerprint(finished)
+    del after["results.csv"]
+    assert after == before
