@@ -38,8 +38,8 @@ from arena.storage import Store, sqlite_url
 from tournaments.config import parse_tournament
 from tournaments.executor import run_tournament
 from tournaments.match_task import MatchContext, play_plan
+from tournaments.pairings import MatchPlan
 from tournaments.prepare import PreparedTournament, prepare_tournament
-from tournaments.schedule import MatchPlan
 
 GAMES = {
     "solo.xgl": "assign(s=story(12))\nelicit(black, t, 6)\nreward(black, xed(s | t))\n",

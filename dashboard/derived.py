@@ -14,15 +14,15 @@ from sqlalchemy import Engine
 from arena.scoring import ThresholdSpec
 from dashboard import data
 from dashboard.filters import Filters
-from tournaments.normalisation import (
+from tournaments.ratings import comparisons_from_records, fit, to_scale
+from tournaments.ratings.bootstrap import expected_match_counts
+from tournaments.ratings.bradley_terry import ELO_PER_NATURAL
+from tournaments.ratings.normalisation import (
     arms_curves,
     catch_up_normalisation,
     game_scores,
     reference_normalisation,
 )
-from tournaments.ratings import comparisons_from_records, fit, to_scale
-from tournaments.ratings.bootstrap import expected_match_counts
-from tournaments.ratings.bradley_terry import ELO_PER_NATURAL
 
 Normalisation = Literal["catch-up", "narms", "reference"]
 NORMALISATIONS: tuple[str, ...] = ("catch-up", "narms", "reference")

@@ -11,15 +11,10 @@ from typing import Annotated, Literal
 import typer
 
 from arena.console import run_app
-from arena.errors import ArenaError
 from arena.interrupts import sigterm_as_interrupt
-from arena.registry import Registry
 from arena.storage import Store, StoredMatch
 from arena.storage.queries import stored_matches, tournament_names
-from tournaments.config import load_tournament
-from tournaments.executor import RunSummary
-from tournaments.prepare import prepare_tournament
-from tournaments.run_config import play_config
+from tournaments.run_config import run_file
 
 INTERRUPTED = "interrupted: finished matches are stored; run the same command to resume."
 
@@ -30,44 +25,6 @@ DbOption = Annotated[
     str | None,
     typer.Option("--db", help="SQLAlchemy URL (default: $XENT_ARENA_DB or the user data dir)."),
 ]
-
-
-async def run_file(
-    path: str | Path,
-    *,
-    db: str | None = None,
-    concurrency: int | None = None,
-    progress: bool = False,
-    registry: Registry | None = None,
-    snapshot: bool = False,
-) -> RunSummary:
-    """Load, check and run a tournament file into the database `db`; with `snapshot`, store
-    the tournament's ratings after the run (`tournaments.ratings_service.store_snapshot`)."""
-    registry = registry or Registry.load()
-    config = load_tournament(path, registry)
-    # Checked completely before the database is opened: a broken file leaves no trace.
-    prepared = await asyncio.to_thread(prepare_tournament, config, registry, str(path))
-    store = Store.open(db)
-    try:
-        summary = await play_config(
-            config, store, registry, concurrency=concurrency, progress=progress,
-            source=str(path), prepared=prepared,
-        )
-        if snapshot and not store.read_only:
-            await asyncio.to_thread(_store_snapshot, store, config.name, summary.run_id)
-        return summary
-    finally:
-        store.close()
-
-
-def _store_snapshot(store: Store, tournament: str, run_id: int) -> None:
-    """Ratings over every match stored so far; a failure is reported, the run still counts."""
-    from tournaments.ratings_service import store_snapshot
-
-    try:
-        store_snapshot(store.engine, tournament, run_id=run_id)
-    except ArenaError as error:
-        typer.echo(f"warning: no rating snapshot for this run: {error}", err=True)
 
 
 @app.command("run")

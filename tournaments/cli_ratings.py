@@ -16,10 +16,10 @@ import typer
 
 from arena.console import run_app
 from arena.storage import Store
-from tournaments.export import ExportFormat, export
-from tournaments.importers import ImportFormat, OutcomeRule, import_parsed, parse_file
+from tournaments.exchange.export import ExportFormat, export
+from tournaments.exchange.importers import ImportFormat, OutcomeRule, import_parsed, parse_file
 from tournaments.ratings.bradley_terry import DEFAULT_PRIOR
-from tournaments.ratings_service import (
+from tournaments.ratings.service import (
     NormalisedReport,
     RatingInputs,
     RatingOptions,

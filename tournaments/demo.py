@@ -113,7 +113,7 @@ async def run_demo(
     progress: bool = False,
 ) -> str:
     """Play the demo into `db`; returns the report: counts, leaderboard, where to look."""
-    from tournaments.ratings_service import rating_rows
+    from tournaments.ratings.service import rating_rows
     from tournaments.run_config import play_config
 
     started = time.perf_counter()

@@ -45,9 +45,9 @@ from tournaments.config import JUDGE_STORIES
 from tournaments.config_errors import redact
 from tournaments.live_reporter import LiveReporter
 from tournaments.match_task import EventHook, MatchContext, play_plan
+from tournaments.pairings import MatchPlan
 from tournaments.prepare import PreparedTournament
 from tournaments.progress import NoProgress, ProgressSink, judge_metrics
-from tournaments.schedule import MatchPlan
 
 
 @dataclass

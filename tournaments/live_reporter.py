@@ -22,8 +22,8 @@ from arena.storage import FinishedMatch, Store
 from arena.storage.live import MatchInFlight, RunProgress, judge_health, write_live
 from arena.storage.records import MATCH_ERROR
 from arena.storage.tables import utcnow
+from tournaments.pairings import MatchPlan
 from tournaments.progress import JudgeMetrics
-from tournaments.schedule import MatchPlan
 
 log = logging.getLogger("arena.live")
 

@@ -20,8 +20,8 @@ from arena.runtime.match import MatchConfig, MatchResult, SeatScore
 from arena.storage.records import MATCH_DONE, MATCH_ERROR, FinishedMatch, SeatResult
 from arena.storage.tables import utcnow
 from tournaments.config_errors import redact
+from tournaments.pairings import MatchPlan
 from tournaments.prepare import PreparedGame
-from tournaments.schedule import MatchPlan
 
 EventHook = Callable[[Event, str], None]  # (event, match key)
 

@@ -19,6 +19,6 @@ def arena_cli_commands() -> list[typer.Typer]:
     from tournaments.cli_ratings import app as ratings_app
     from tournaments.dashboard_cli import dashboard_app
     from tournaments.demo import demo_app
-    from tournaments.recurring_cli import schedule_app, scheduler_app
+    from tournaments.recurring.cli import schedule_app, scheduler_app
 
     return [app, ratings_app, schedule_app, scheduler_app, demo_app, dashboard_app]

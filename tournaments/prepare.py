@@ -19,7 +19,7 @@ from arena.specs import parse_spec
 from arena.storage.records import GameInfo, ParticipantInfo
 from tournaments.config import JUDGE_STORIES, GameConfig, TournamentConfig
 from tournaments.config_errors import Problem, TournamentConfigError, key_path, redact
-from tournaments.schedule import EVAL, GameSlot, MatchPlan, build_schedule
+from tournaments.pairings import EVAL, GameSlot, MatchPlan, plan_matches
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ def prepare_tournament(
         raise TournamentConfigError(source, problems)
     specs = {p.name: p.player for p in config.participants}
     try:
-        plans = build_schedule(
+        plans = plan_matches(
             config.name,
             config.mode,
             [g.slot for g in games.values()],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from arena.storage import sqlite_url
 from tests.tournaments import arena_fixtures as fx
-from tournaments.cli import run_file
+from tournaments.run_config import run_file
 
 XSS_MOVE = "<img src=x onerror=alert(1)>"
 MD_MOVE = "[click](http://evil.example)"

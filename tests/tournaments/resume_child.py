@@ -7,7 +7,7 @@ import asyncio
 import sys
 
 from tests.tournaments import arena_fixtures as fx
-from tournaments.cli import run_file
+from tournaments.run_config import run_file
 
 if __name__ == "__main__":
     try:

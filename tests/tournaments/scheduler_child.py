@@ -8,7 +8,7 @@ import logging
 import sys
 
 from tests.tournaments import arena_fixtures as fx
-from tournaments.scheduler_service import serve_until_signal
+from tournaments.recurring.service import serve_until_signal
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)

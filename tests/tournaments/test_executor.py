@@ -16,10 +16,10 @@ from arena.storage import MATCH_DONE, MATCH_ERROR, FinishedMatch, Store, sqlite_
 from arena.storage.queries import map_texts, match_events, stored_matches
 from tests.tournaments import arena_fixtures as fx
 from tournaments.cli import main as cli_main
-from tournaments.cli import run_file
 from tournaments.config import load_tournament
 from tournaments.executor import RunSummary, run_tournament
 from tournaments.prepare import prepare_tournament
+from tournaments.run_config import run_file
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from arena.storage.queries import stored_matches
 from arena.storage.tables import table_of
 from tournaments.cli_ratings import app
 from tournaments.cli_ratings import main as cli_main
-from tournaments.importers import ImportFileError, import_file, parse_file
+from tournaments.exchange.importers import ImportFileError, import_file, parse_file
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gamebench_matches.json"
 needs_data = pytest.mark.skipif(not DATA.exists(), reason=f"GameBench data not found at {DATA}")

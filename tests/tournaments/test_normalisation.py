@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from arena.scoring import StepsFunction, ThresholdSpec, catch_up_scores, threshold_scores
-from tournaments.normalisation import (
+from tournaments.ratings import MatchRecord, SeatRecord
+from tournaments.ratings.normalisation import (
     arms_curves,
     catch_up_normalisation,
     forfeit_values,
@@ -14,7 +15,6 @@ from tournaments.normalisation import (
     reference_normalisation,
     xent_measures,
 )
-from tournaments.ratings import MatchRecord, SeatRecord
 
 
 def rec(

@@ -26,10 +26,10 @@ from arena.storage.queries import match_counts
 from arena.storage.schedule_runs import ScheduleRunRecord, acquire_lease, schedule_runs
 from arena.storage.snapshots import mark_schedule_run, rating_snapshots, schedules
 from tests.tournaments import arena_fixtures as fx
-from tournaments.recurring import ScheduleError, add_schedule, parse_cron
-from tournaments.recurring_cli import main as recurring_main
-from tournaments.schedule_runner import MANUAL, run_schedule, run_seed
-from tournaments.scheduler_service import SchedulerService
+from tournaments.recurring.cli import main as recurring_main
+from tournaments.recurring.runner import MANUAL, run_schedule, run_seed
+from tournaments.recurring.schedules import ScheduleError, add_schedule, parse_cron
+from tournaments.recurring.service import SchedulerService
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILTIN_ONLY = fx.SMALL.replace('player = "sleepy?words=2"', 'player = "random?words=2"').replace(

@@ -18,7 +18,7 @@ from sqlalchemy import text
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import match_events, stored_matches
 from tests.tournaments import arena_fixtures as fx
-from tournaments.cli import run_file
+from tournaments.run_config import run_file
 
 ROOT = Path(__file__).resolve().parents[2]
 

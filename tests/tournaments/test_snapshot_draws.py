@@ -11,9 +11,9 @@ from arena.storage import Store, sqlite_url
 from arena.storage.snapshot_draws import decode_draws, encode_draws
 from arena.storage.snapshots import rating_snapshots
 from tests.tournaments import arena_fixtures as fx
-from tournaments.cli import run_file
 from tournaments.ratings import rank_probabilities
-from tournaments.ratings_service import store_snapshot
+from tournaments.ratings.service import store_snapshot
+from tournaments.run_config import run_file
 
 
 def test_rank_probabilities_count_ranks_over_draws() -> None:

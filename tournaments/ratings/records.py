@@ -1,7 +1,7 @@
 """Storage-agnostic input records for ratings and normalisation.
 
 The storage layer converts database rows into these plain frozen dataclasses; everything in
-``tournaments.ratings`` and ``tournaments.normalisation`` is a pure function of them.
+``tournaments.ratings`` and ``tournaments.ratings.normalisation`` is a pure function of them.
 
 A :class:`MatchRecord` is one match of one game on one map. Each :class:`SeatRecord` is one
 active role (seat) in it, with the participant who played it, its match score in bits (the best

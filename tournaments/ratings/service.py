@@ -1,5 +1,5 @@
 """Ratings and normalised scores of stored tournaments: the glue between the database and the
-pure functions of `tournaments.ratings` and `tournaments.normalisation`.
+pure functions of `tournaments.ratings` and `tournaments.ratings.normalisation`.
 
 One or several tournaments are rated together (participants matched by name), so results
 imported from other benchmarks merge with the arena's own. How a match's scores compare is
@@ -34,17 +34,7 @@ from arena.storage.queries import stored_matches
 from arena.storage.snapshot_draws import DRAWS_KEY, encode_draws
 from arena.storage.snapshots import save_rating_snapshot
 from tournaments.config import NORMALISATIONS
-from tournaments.importers import WIN_SHARE
-from tournaments.normalisation import (
-    Cell,
-    NormalisedCell,
-    ReferenceScores,
-    XentMeasure,
-    catch_up_normalisation,
-    game_scores,
-    reference_normalisation,
-    xent_measures,
-)
+from tournaments.exchange.importers import WIN_SHARE
 from tournaments.ratings import (
     ComparisonData,
     Leaderboard,
@@ -62,6 +52,16 @@ from tournaments.ratings.informative import (
     UninformativeRole,
     uninformative_roles,
     without_uninformative,
+)
+from tournaments.ratings.normalisation import (
+    Cell,
+    NormalisedCell,
+    ReferenceScores,
+    XentMeasure,
+    catch_up_normalisation,
+    game_scores,
+    reference_normalisation,
+    xent_measures,
 )
 from tournaments.records_from_store import check_tournaments, records_from_store
 

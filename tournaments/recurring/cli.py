@@ -1,5 +1,5 @@
 """`arena schedule add|list|remove|run-now` and `arena scheduler` (added to the `arena`
-command by `tournaments.plugin`; also `python -m tournaments.recurring_cli ...`)."""
+command by `tournaments.plugin`; also `python -m tournaments.recurring.cli ...`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import typer
 from arena.console import run_app
 from arena.storage import Store
 from tournaments.cli import DbOption
-from tournaments.recurring import SeedPolicy
+from tournaments.recurring.schedules import SeedPolicy
 
 schedule_app = typer.Typer(
     name="schedule",
@@ -50,7 +50,7 @@ def add_command(
     db: DbOption = None,
 ) -> None:
     """Schedule a tournament file to run on a cron or every N seconds."""
-    from tournaments.recurring import add_schedule, describe_trigger
+    from tournaments.recurring.schedules import add_schedule, describe_trigger
 
     store = Store.open(db)
     try:
@@ -81,7 +81,7 @@ def list_command(db: DbOption = None) -> None:
     """List the schedules with their last run and next run times."""
     from arena.storage.schedule_runs import schedule_runs
     from arena.storage.snapshots import schedules
-    from tournaments.recurring import describe_trigger, next_run_time
+    from tournaments.recurring.schedules import describe_trigger, next_run_time
 
     store = Store.open(db, create=False)
     try:
@@ -109,7 +109,7 @@ def remove_command(
     name: Annotated[str, typer.Argument(help="Schedule name.")], db: DbOption = None
 ) -> None:
     """Remove a schedule (its matches, runs and rating snapshots stay stored)."""
-    from tournaments.recurring import remove_schedule
+    from tournaments.recurring.schedules import remove_schedule
 
     store = Store.open(db, create=False)
     try:
@@ -125,7 +125,7 @@ def run_now_command(
 ) -> None:
     """Run a schedule once, now, in this process (skipped if it is running elsewhere)."""
     from arena.registry import Registry
-    from tournaments.schedule_runner import MANUAL, process_owner, run_schedule
+    from tournaments.recurring.runner import MANUAL, process_owner, run_schedule
 
     async def go() -> None:
         store = Store.open(db, create=False)
@@ -161,7 +161,7 @@ def scheduler_command(
     ] = 60.0,
 ) -> None:
     """Run schedules on time until Ctrl-C or SIGTERM (schedules live in the database)."""
-    from tournaments.scheduler_service import serve_until_signal
+    from tournaments.recurring.service import serve_until_signal
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S",
@@ -172,7 +172,7 @@ def scheduler_command(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m tournaments.recurring_cli`: user errors print a message and exit 2."""
+    """`python -m tournaments.recurring.cli`: user errors print a message and exit 2."""
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.add_typer(schedule_app)
     app.add_typer(scheduler_app)

@@ -11,14 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import ConfigError
-from tournaments.schedule import (
+from tournaments.pairings import (
     EVAL,
     HEAD_TO_HEAD,
     GameSlot,
     MatchPlan,
-    build_schedule,
-    eval_schedule,
-    head_to_head_schedule,
+    eval_pairings,
+    head_to_head_pairings,
+    plan_matches,
     seat_assignments,
 )
 
@@ -33,7 +33,7 @@ TRIO = GameSlot(
 
 def test_eval_is_a_full_round_robin_over_game_role_map_participant() -> None:
     entrants = ["a", "b", "c"]
-    plans = eval_schedule("t", [SOLO, DUEL, TRIO], entrants, SPECS)
+    plans = eval_pairings("t", [SOLO, DUEL, TRIO], entrants, SPECS)
     assert len(plans) == 3 * (1 * 3 + 2 * 2 + 3 * 2)
     cells = Counter((p.game, p.main_role, p.map_index, p.seat(p.main_role).participant) for p in plans)  # type: ignore[arg-type]
     assert set(cells.values()) == {1}
@@ -44,7 +44,7 @@ def test_eval_is_a_full_round_robin_over_game_role_map_participant() -> None:
 
 
 def test_eval_seats_npcs_without_memory_in_every_other_role() -> None:
-    for plan in eval_schedule("t", [TRIO], ["a", "b"], SPECS):
+    for plan in eval_pairings("t", [TRIO], ["a", "b"], SPECS):
         assert plan.mode == EVAL
         main = [s for s in plan.seats if s.main]
         assert [s.role for s in main] == [plan.main_role]
@@ -55,11 +55,11 @@ def test_eval_seats_npcs_without_memory_in_every_other_role() -> None:
 def test_eval_without_an_npc_for_a_role_is_an_error() -> None:
     game = dataclasses.replace(DUEL, npcs={"alice": "npc"})
     with pytest.raises(ConfigError, match=r"no NPC for role.*bob"):
-        eval_schedule("t", [game], ["a"], SPECS)
+        eval_pairings("t", [game], ["a"], SPECS)
 
 
 def test_every_entrant_plays_identical_maps() -> None:
-    plans = eval_schedule("t", [SOLO, DUEL], ["a", "b", "c"], SPECS)
+    plans = eval_pairings("t", [SOLO, DUEL], ["a", "b", "c"], SPECS)
     by_map: dict[tuple[str, int], set[tuple[int, int]]] = {}
     for p in plans:
         by_map.setdefault((p.game, p.map_index), set()).add((p.map_seed, p.play_seed))
@@ -68,8 +68,8 @@ def test_every_entrant_plays_identical_maps() -> None:
 
 
 def test_keys_are_unique_deterministic_and_track_what_determines_a_match() -> None:
-    first = eval_schedule("t", [SOLO, DUEL], ["a", "b"], SPECS, seed=1, judge="ngram")
-    again = eval_schedule("t", [SOLO, DUEL], ["a", "b"], SPECS, seed=1, judge="ngram")
+    first = eval_pairings("t", [SOLO, DUEL], ["a", "b"], SPECS, seed=1, judge="ngram")
+    again = eval_pairings("t", [SOLO, DUEL], ["a", "b"], SPECS, seed=1, judge="ngram")
     keys = [p.key for p in first]
     assert len(set(keys)) == len(keys)
     assert keys == [p.key for p in again]
@@ -85,7 +85,7 @@ def test_keys_are_unique_deterministic_and_track_what_determines_a_match() -> No
         for key in ("seed", "judge"):
             if key in change:
                 args[key] = change[key]
-        return {p.key for p in eval_schedule("t", games, ["a", "b"], specs, **args)}  # type: ignore[arg-type]
+        return {p.key for p in eval_pairings("t", games, ["a", "b"], specs, **args)}  # type: ignore[arg-type]
 
     base = set(keys)
     for change in (
@@ -98,7 +98,7 @@ def test_keys_are_unique_deterministic_and_track_what_determines_a_match() -> No
         {"judge": "hf:gpt2"},
     ):
         assert keys_with(**change) != base, change
-    renamed = {p.key for p in eval_schedule("u", [SOLO, DUEL], ["a", "b"], SPECS, seed=1, judge="ngram")}
+    renamed = {p.key for p in eval_pairings("u", [SOLO, DUEL], ["a", "b"], SPECS, seed=1, judge="ngram")}
     assert renamed.isdisjoint(base)
 
 
@@ -108,7 +108,7 @@ def seat_counts(plans: list[MatchPlan]) -> Counter[tuple[str, str]]:
 
 def test_head_to_head_small_uses_every_permutation() -> None:
     game = dataclasses.replace(DUEL, npcs={})
-    plans = head_to_head_schedule("t", [game], list("abcd"), SPECS)
+    plans = head_to_head_pairings("t", [game], list("abcd"), SPECS)
     assert len(plans) == 2 * 12  # 2 maps x 4P2
     for index in range(2):
         pairs = [tuple(s.participant for s in p.seats) for p in plans if p.map_index == index]
@@ -121,7 +121,7 @@ def test_head_to_head_small_uses_every_permutation() -> None:
 def test_head_to_head_large_samples_balanced_blocks_under_the_budget() -> None:
     game = dataclasses.replace(TRIO, npcs={}, maps=3, max_matches=3 * 40)
     people = list("abcdefghij")
-    plans = head_to_head_schedule("t", [game], people, SPECS)
+    plans = head_to_head_pairings("t", [game], people, SPECS)
     assert len(plans) == 3 * 40  # 4 blocks of 10 per map, within the budget
     assert len(plans) < 3 * math.perm(10, 3)
     assert set(seat_counts(plans).values()) == {12}  # every participant, every seat, equally
@@ -158,9 +158,9 @@ def test_budget_smaller_than_one_rotation_is_refused() -> None:
         seat_assignments(list("abcde"), 2, 4, 0)
 
 
-def test_build_schedule_dispatches_on_mode() -> None:
+def test_plan_matches_dispatches_on_mode() -> None:
     game = dataclasses.replace(DUEL, npcs={"alice": "npc", "bob": "npc"})
-    assert {p.mode for p in build_schedule("t", EVAL, [game], ["a", "b"], SPECS)} == {EVAL}
-    assert {p.mode for p in build_schedule("t", HEAD_TO_HEAD, [game], ["a", "b"], SPECS)} == {
+    assert {p.mode for p in plan_matches("t", EVAL, [game], ["a", "b"], SPECS)} == {EVAL}
+    assert {p.mode for p in plan_matches("t", HEAD_TO_HEAD, [game], ["a", "b"], SPECS)} == {
         HEAD_TO_HEAD
     }

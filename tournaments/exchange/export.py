@@ -27,7 +27,7 @@ from sqlalchemy import Engine
 from arena.errors import ConfigError, did_you_mean
 from arena.storage.imports import import_sources, map_labels
 from arena.storage.queries import stored_matches
-from tournaments.ratings_service import (
+from tournaments.ratings.service import (
     DEFAULT_OPTIONS,
     RatingOptions,
     compute_ratings,

@@ -1,4 +1,7 @@
-"""Schedule builders: pure functions from games and participants to match plans.
+"""Pairings: pure functions from games and participants to the match plans of one run.
+
+(Not to be confused with recurring schedules, `tournaments.recurring`: these say which
+matches a tournament plays; those say when it runs.)
 
 - Eval mode (paper 4.1, SCORING.md 2): a full round robin over (game, role, map,
   participant): the participant plays the role as main character, the tournament's NPC
@@ -11,7 +14,7 @@
   blocks are taken with their seat-reversed twin so opponents meet in both orders.
 
 A plan's key is a SHA-256 over everything that determines the match, so running a
-schedule again finds the matches already stored (resume).
+tournament again finds the matches already stored (resume).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ _ENUMERATE_LIMIT = 20_000  # offset tuples listed in full below this; sampled ab
 
 @dataclass(frozen=True)
 class GameSlot:
-    """A game as scheduled: identity, active roles and its settings in the tournament."""
+    """A game as paired: identity, active roles and its settings in the tournament."""
 
     name: str
     version: str
@@ -127,7 +130,7 @@ def _plan(
     )
 
 
-def eval_schedule(
+def eval_pairings(
     tournament: str,
     games: Sequence[GameSlot],
     entrants: Sequence[str],
@@ -159,7 +162,7 @@ def eval_schedule(
     return plans
 
 
-def head_to_head_schedule(
+def head_to_head_pairings(
     tournament: str,
     games: Sequence[GameSlot],
     entrants: Sequence[str],
@@ -245,7 +248,7 @@ def _offset_tuples(n: int, k: int, count: int, rng: random.Random) -> list[tuple
     return chosen
 
 
-def build_schedule(
+def plan_matches(
     tournament: str,
     mode: str,
     games: Sequence[GameSlot],
@@ -256,5 +259,5 @@ def build_schedule(
     judge: str = "",
 ) -> list[MatchPlan]:
     """The tournament's plans for `mode` ("eval" or "head_to_head")."""
-    builder = eval_schedule if mode == EVAL else head_to_head_schedule
+    builder = eval_pairings if mode == EVAL else head_to_head_pairings
     return builder(tournament, games, entrants, specs, seed=seed, judge=judge)
