@@ -63,3 +63,86 @@ def test_the_grep_would_catch_an_eval() -> None:
     assert CODE_EXECUTION.search("exec (code)")
     assert CODE_EXECUTION.search("compile(source, 'f', 'exec')")
     assert not CODE_EXECUTION.search("re.compile(pattern)")  # regex compilation is fine
+
+
+# --- layering inside arena/ -----------------------------------------------------------------
+
+SQL_LIBRARIES = {"sqlalchemy", "sqlmodel", "sqlite3", "psycopg", "psycopg2"}
+# (importer package, imported package): a lower layer never imports a higher one.
+FORBIDDEN_INSIDE_ARENA = [
+    ("arena.protocols", "arena.lang"),
+    ("arena.protocols", "arena.runtime"),
+    ("arena.lang", "arena.runtime"),
+    ("arena.lang", "arena.analysis"),
+    ("arena.runtime", "arena.analysis"),
+    ("arena.analysis", "arena.commands"),
+    ("arena.runtime", "arena.commands"),
+    ("arena.lang", "arena.commands"),
+]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module named by an absolute import in `path` (also inside functions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def module_of(path: Path) -> str:
+    return ".".join(path.relative_to(REPO).with_suffix("").parts)
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+@pytest.mark.parametrize(("low", "high"), FORBIDDEN_INSIDE_ARENA)
+def test_layers_inside_arena(low: str, high: str) -> None:
+    offenders = [
+        f"{module_of(path)} imports {name}"
+        for path in python_files("arena")
+        if within(module_of(path), low)
+        for name in sorted(imported_modules(path))
+        if within(name, high)
+    ]
+    assert not offenders, f"{low} must not import {high}: {offenders}"
+
+
+def test_only_storage_touches_sql_inside_arena() -> None:
+    offenders = [
+        f"{module_of(path)} imports {name}"
+        for path in python_files("arena")
+        if not within(module_of(path), "arena.storage")
+        for name in sorted(imported_modules(path))
+        if name.split(".")[0] in SQL_LIBRARIES
+    ]
+    assert not offenders, f"only arena.storage may use SQL libraries: {offenders}"
+
+
+def test_the_example_plugins_import_only_the_facade() -> None:
+    """A plugin needs `arena` (the façade) and nothing deeper; its own modules are its own."""
+    plugins = sorted((REPO / "plugins").glob("*/*/*.py")) + sorted(
+        (REPO / "plugins").glob("*/tests/*.py")
+    )
+    assert plugins, "the example plugins are missing"
+    offenders = [
+        f"{path.relative_to(REPO)} imports {name}"
+        for path in plugins
+        for name in sorted(imported_modules(path))
+        if (within(name, "arena") and name not in ("arena", "arena.testing"))
+        or name.split(".")[0] in {"judges", "players", "tournaments", "dashboard"}
+    ]
+    assert not offenders, f"plugins may import only `arena` and `arena.testing`: {offenders}"
+
+
+def test_the_layer_check_would_catch_a_violation(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    from arena.runtime.match import play_match\n", encoding="utf-8")
+    assert "arena.runtime.match" in imported_modules(bad)
+    assert within("arena.runtime.match", "arena.runtime")
+    assert not within("arena.runtimes", "arena.runtime")

@@ -13,9 +13,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 
-from arena import ConfigError, MoveRequest
-from arena.plugin_types import PlayerContext
-from arena.specs import Spec
+from arena import ConfigError, MoveRequest, PlayerContext, Spec
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from arena.hookspecs import hookimpl
-from arena.plugin_types import PlayerEntry
+from arena import PlayerEntry, hookimpl
 from arena_echo_player.player import create_echo_player
 
 

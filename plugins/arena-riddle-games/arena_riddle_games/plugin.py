@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 
-from arena.hookspecs import hookimpl
-from arena.plugin_types import GameEntry
+from arena import GameEntry, hookimpl
 
 
 @hookimpl
