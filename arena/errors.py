@@ -43,15 +43,30 @@ class Diagnostic:
     hint: str = ""
 
     def render(self) -> str:
-        width = max(1, self.end_col - self.col)
-        caret = " " * self.col + "^" * width
+        shown, col, end_col = _window(self.source_line, self.col, self.end_col)
+        caret = " " * col + "^" * max(1, end_col - col)
         text = (
             f"{self.filename}:{self.line}:{self.col + 1}: error: {self.message}\n"
-            f"    {self.source_line}\n    {caret}"
+            f"    {shown}\n    {caret}"
         )
         if self.hint:
             text += f"\n    hint: {self.hint}"
         return text
+
+
+_SHOWN_CHARS = 160  # a longer source line is shown as a window around the caret
+
+
+def _window(line: str, col: int, end_col: int) -> tuple[str, int, int]:
+    """The part of a (possibly megabytes long) line to show, and the caret's columns in it."""
+    if len(line) <= _SHOWN_CHARS:
+        return line, col, end_col
+    start = max(0, min(col - 40, len(line) - _SHOWN_CHARS))
+    stop = start + _SHOWN_CHARS
+    lead = "…" if start else ""
+    shown = lead + line[start:stop] + ("…" if stop < len(line) else "")
+    shift = len(lead) - start
+    return shown, col + shift, min(end_col, stop) + shift
 
 
 class GameSyntaxError(ArenaError):

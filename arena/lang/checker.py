@@ -10,7 +10,17 @@ import difflib
 from collections.abc import Mapping
 
 from arena.errors import Diagnostic
-from arena.lang.ast import INSTRUCTIONS, Call, Expr, Instruction, Int, Name, Program, Span
+from arena.lang.ast import (
+    INSTRUCTIONS,
+    Call,
+    Expr,
+    Instruction,
+    Int,
+    Name,
+    Program,
+    Span,
+    iter_children,
+)
 from arena.lang.kinds import (
     KIND_NAMES,
     XENT_SUM_HINT,
@@ -20,6 +30,7 @@ from arena.lang.kinds import (
     name_span,
     unknown_message,
 )
+from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits, raise_hint
 from arena.lang.names import (
     ALL_REGISTERS,
     CONSTANT_TYPES,
@@ -40,7 +51,10 @@ _MUTABLE_HINT = "elicit stores moves in mutable string registers: s, t, x, y, p 
 
 
 def check_program(
-    program: Program, *, unparsed_lines: Mapping[int, str] | None = None
+    program: Program,
+    *,
+    unparsed_lines: Mapping[int, str] | None = None,
+    limits: ResourceLimits = DEFAULT_LIMITS,
 ) -> list[Diagnostic]:
     """Every static problem of `program`, ordered by line then column.
 
@@ -49,6 +63,7 @@ def check_program(
     are not enforced below a broken line that may be the elicit or beacon they need."""
     reporter = Reporter(program.filename, split_lines(program.source))
     _Checker(program, reporter, dict(unparsed_lines or {})).run()
+    _check_story_lengths(program, reporter, limits)
     return sorted(reporter.diagnostics, key=lambda d: (d.line, d.col))
 
 
@@ -351,6 +366,24 @@ class _Checker:
             message = "expected a flag name"
         self.report.error(expr.span, message, "flags: flag_1, flag_2")
         return None
+
+
+def _check_story_lengths(program: Program, reporter: Reporter, limits: ResourceLimits) -> None:
+    """story(n) asks the story source for n tokens before play: bound n here, at load time,
+    rather than after minutes of generation."""
+    stack: list[Expr] = [ins.call for ins in program.instructions]
+    while stack:
+        expr = stack.pop()
+        stack.extend(iter_children(expr))
+        if not (isinstance(expr, Call) and expr.func == "story" and expr.args):
+            continue
+        length = expr.args[0]
+        if isinstance(length, Int) and length.value > limits.max_story_tokens:
+            reporter.error(
+                length.span,
+                limits.exceeded("max_story_tokens", "this story length", length.value),
+                "ask for a shorter story; " + raise_hint("max_story_tokens"),
+            )
 
 
 def _quiet_kind(expr: Expr) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from arena.errors import GameRuntimeError
@@ -29,6 +29,7 @@ from arena.lang.values import (
     kind_name,
 )
 from arena.protocols.judge import Judge, ScoreRequest, TokenScores
+from arena.runtime.meter import RoundMeter
 
 _XENT_KINDS: tuple[XentKind, ...] = ("xent", "xed", "nex", "dex")
 _TRUTH = ("is_true", "is_false")
@@ -36,7 +37,8 @@ _TRUTH = ("is_true", "is_false")
 
 @dataclass
 class EvalEnv:
-    """What expressions can read: registers, the map's resolved stories, the judge."""
+    """What expressions can read: registers, the map's resolved stories, the judge; and
+    the round's meter, which every value built and every judge request is charged to."""
 
     registers: Mapping[str, Text | list[str]]
     judge: Judge
@@ -45,6 +47,7 @@ class EvalEnv:
     rng: random.Random
     line: int = 0
     source: str = ""
+    meter: RoundMeter = field(default_factory=RoundMeter)
 
 
 def story_site(call: ast.Call) -> str:
@@ -89,6 +92,7 @@ class Evaluator:
         requests = [r for _, rs in plans for r in rs]
         if not requests:
             return
+        self._charge_judge(requests)
         results = await self.env.judge.score(requests)
         if len(results) != len(requests):
             raise self.fail(
@@ -127,8 +131,13 @@ class Evaluator:
     async def truth_of_statement(self, statement: str) -> bool:
         """A bare string condition in `ensure` means is_true(statement)."""
         true_req, false_req = truth_requests(statement, [], self.env.dialect)
+        self._charge_judge([true_req, false_req])
         true_scores, false_scores = await self.env.judge.score([true_req, false_req])
         return truth_verdict(true_scores, false_scores)
+
+    def _charge_judge(self, requests: Sequence[ScoreRequest]) -> None:
+        chars = sum(len(r.target) + len(r.context) for r in requests)
+        self.env.meter.judge(chars, self.env.line, self.env.source)
 
     # ------------------------------------------------------------ evaluation
 
@@ -141,7 +150,10 @@ class Evaluator:
     async def evaluate(self, expr: ast.Expr) -> Value:
         key = id(expr)
         if key not in self._memo:
-            self._memo[key] = await self._evaluate(expr)
+            value = await self._evaluate(expr)
+            if isinstance(value, Text | list) and isinstance(expr, _BUILDERS):
+                self.env.meter.value(value, self.env.line, self.env.source)
+            self._memo[key] = value
         return self._memo[key]
 
     async def _evaluate(self, expr: ast.Expr) -> Value:
@@ -178,12 +190,15 @@ class Evaluator:
             return Text(left.text, right.text)
         if isinstance(left, Text) and isinstance(right, Text):
             if op == "+":
+                self._check_size(len(left.text) + len(right.text) + 1, None)
                 return Text(cat(left.text, right.text, self.env.dialect))
             if op == "//":
                 return Text(cut_before(left.text, right.text))
             if op == "%":
                 return Text(cut_after(left.text, right.text))
         if isinstance(left, list) and isinstance(right, list) and op == "+":
+            chars = sum(map(len, left)) + sum(map(len, right))
+            self._check_size(chars, len(left) + len(right))
             return left + right
         if isinstance(left, XentSum) and isinstance(right, XentSum) and op in "+-":
             return left + right if op == "+" else left - right
@@ -197,6 +212,10 @@ class Evaluator:
         raise self.fail(
             f"Operator '{op}' does not apply to {kind_name(left)} and {kind_name(right)}."
         )
+
+    def _check_size(self, chars: int, items: int | None) -> None:
+        """Refuse a value over its size limit before building it."""
+        self.env.meter.check_size(chars, items, self.env.line, self.env.source)
 
     async def _unary(self, expr: ast.UnaryOp) -> Value:
         operand = await self.evaluate(expr.operand)
@@ -284,6 +303,7 @@ class Evaluator:
             text, count = _expect_text(args[0]), args[1]
             if not _is_int(count) or int(count) < 0:
                 raise self.fail(f"{func} needs a non-negative integer count, got {count!r}.")
+            self.env.meter.judge(len(text), self.env.line, self.env.source)
             (pieces,) = await self.env.judge.tokenize([text])
             n = int(count)
             chosen = pieces[:n] if func == "first_n_tokens" else (pieces[-n:] if n else [])
@@ -336,6 +356,10 @@ class Evaluator:
         if site not in self.env.stories:
             raise self.fail(f"No map text was resolved for story() at {site}.")
         return Text(self.env.stories[site])
+
+
+# Expressions that build a new string or list (a register or literal only refers to one).
+_BUILDERS = (ast.BinOp, ast.ListLit, ast.Call)
 
 
 def _is_int(value: Value) -> TypeGuard[int]:

@@ -34,7 +34,9 @@ from arena.lang.ast import (
     iter_children,
 )
 from arena.lang.lexer import Token, XGLSyntaxProblem, tokenize_line
+from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.lang.names import ALL_REGISTERS
+from arena.lang.source_limits import check_line_size, check_literals
 
 MAX_LINES = 64
 MAX_NESTING = 100  # brackets, unary operators and operands nested inside each other
@@ -492,11 +494,14 @@ def _check_depth(root: Expr) -> None:
         stack.extend((child, depth + 1) for child in iter_children(node))
 
 
-def parse_line(text: str, line: int) -> Call | None:
+def parse_line(text: str, line: int, limits: ResourceLimits = DEFAULT_LIMITS) -> Call | None:
     """The instruction call on one line, or None for a blank or comment line.
 
-    Raises XGLSyntaxProblem; the instruction name is not checked here."""
+    Raises XGLSyntaxProblem (also for a line or literal over its size limit); the
+    instruction name is not checked here."""
+    check_line_size(text, limits)
     tokens = tokenize_line(text)
+    check_literals(tokens, limits)
     if tokens[0].kind == "end":
         return None
     call = _LineParser(tokens, line).parse_instruction()

@@ -14,6 +14,7 @@ from arena.errors import Diagnostic, GameSyntaxError, UnknownNameError, did_you_
 from arena.lang.ast import DIALECTS, INSTRUCTIONS, Call, Dialect, Instruction, Program
 from arena.lang.header import dialect_of, header_diagnostics, read_header, split_lines
 from arena.lang.lexer import XGLSyntaxProblem
+from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.lang.line_parser import (
     INSTRUCTION_NAMES,
     LINE_HINT,
@@ -23,6 +24,7 @@ from arena.lang.line_parser import (
     parse_line,
 )
 from arena.lang.names import FUNCTIONS
+from arena.lang.source_limits import source_size_diagnostic
 
 __all__ = [
     "MAX_DEPTH",
@@ -84,10 +86,20 @@ def _unknown_instruction(call: Call, filename: str, text: str) -> Diagnostic:
     )
 
 
-def parse_source(source: str, filename: str = "<game>", dialect: str | None = None) -> ParseResult:
+def parse_source(
+    source: str,
+    filename: str = "<game>",
+    dialect: str | None = None,
+    limits: ResourceLimits = DEFAULT_LIMITS,
+) -> ParseResult:
     """Parse every line; never raises for bad game text (problems become diagnostics).
 
     Raises UnknownNameError only for an unknown explicit `dialect` argument."""
+    oversized = source_size_diagnostic(source, filename, limits)
+    if oversized is not None:  # neither split nor parsed: it may be gigabytes
+        chosen = dialect_of(read_header(source[: limits.max_source_chars]), filename, dialect)
+        empty = Program((), "", chosen, filename, 0, ())
+        return ParseResult(empty, (oversized,), {})
     lines = split_lines(source)
     header = read_header(source)
     chosen = dialect_of(header, filename, dialect)
@@ -96,7 +108,7 @@ def parse_source(source: str, filename: str = "<game>", dialect: str | None = No
     unparsed: dict[int, str] = {}
     for number, text in enumerate(lines, start=1):
         try:
-            call = parse_line(text, number)
+            call = parse_line(text, number, limits)
         except XGLSyntaxProblem as problem:
             where = problem.span(number)
             diagnostics.append(
@@ -141,10 +153,15 @@ def parse_source(source: str, filename: str = "<game>", dialect: str | None = No
     return ParseResult(program, ordered, unparsed)
 
 
-def parse_program(source: str, filename: str = "<game>", dialect: str | None = None) -> Program:
+def parse_program(
+    source: str,
+    filename: str = "<game>",
+    dialect: str | None = None,
+    limits: ResourceLimits = DEFAULT_LIMITS,
+) -> Program:
     """Parse a game into a Program, or raise one GameSyntaxError listing every parse
     problem. Does not run the static checker (see `arena.lang.loader.load_game`)."""
-    result = parse_source(source, filename, dialect)
+    result = parse_source(source, filename, dialect, limits)
     if result.diagnostics:
         raise GameSyntaxError(result.diagnostics)
     return result.program

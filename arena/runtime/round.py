@@ -2,7 +2,8 @@
 
 Implements control flow (ensure jump-back with per-player failure budgets and forfeits,
 beacon/replay with reset for nested loops, the executed-instruction budget), rewards with
-black/white zero-sum mirroring, and records every step as an event.
+black/white zero-sum mirroring, and records every step as an event. Every text the round
+builds, receives, shows or sends to the judge is metered against the resource limits.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from arena import events as ev
 from arena.errors import GameRuntimeError
 from arena.lang import ast, names
 from arena.lang.evaluator import EvalEnv, Evaluator, source_of
+from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.lang.values import Text, XentSum
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest, RoundMemory
 from arena.runtime.infoset import InfoSet, render_register
+from arena.runtime.meter import RoundMeter
 from arena.runtime.seat import (
     MoveFailed,
     MovePolicy,
@@ -34,6 +37,7 @@ from arena.runtime.seeds import game_seed, move_seed
 class RoundLimits:
     ensure_budget: int = 10  # failed ensures a player may have per round before forfeiting
     instruction_budget: int = 10_000  # executed instructions per round
+    resources: ResourceLimits = DEFAULT_LIMITS  # sizes of values, registers, judge traffic
 
 
 @dataclass
@@ -41,6 +45,7 @@ class RoundOutcome:
     scores: dict[str, float | None]
     forfeited_by: str | None
     infosets: dict[str, InfoSet]
+    meter: RoundMeter = field(default_factory=RoundMeter)  # what the round used
 
 
 @dataclass
@@ -55,6 +60,7 @@ class RoundState:
     last_attempt: int = 1  # attempt number of that elicit
     retry_pc: int | None = None  # elicit to re-run after a failed ensure
     pending_failure: str = ""  # the condition that failed, told to the player
+    meter: RoundMeter = field(default_factory=RoundMeter)
 
 
 def instruction_player(instruction: ast.Instruction) -> str:
@@ -174,6 +180,7 @@ class RoundRunner:
             registers=fresh_registers(),
             infosets={p: InfoSet(p) for p in names.PLAYERS},
             scores=dict.fromkeys(self.seats, 0.0),
+            meter=RoundMeter(self.limits.resources),
         )
         self.emit(ev.RoundStarted(round=self.round, line=0))
         instructions = self.program.instructions
@@ -200,7 +207,9 @@ class RoundRunner:
         self.emit(
             ev.RoundFinished(round=self.round, line=0, scores=scores, forfeited_by=forfeited_by)
         )
-        return RoundOutcome(scores=scores, forfeited_by=forfeited_by, infosets=state.infosets)
+        return RoundOutcome(
+            scores=scores, forfeited_by=forfeited_by, infosets=state.infosets, meter=state.meter
+        )
 
     def _evaluator(self, instruction: ast.Instruction, state: RoundState) -> Evaluator:
         env = EvalEnv(
@@ -211,6 +220,7 @@ class RoundRunner:
             rng=self.rng,
             line=instruction.line,
             source=instruction.source,
+            meter=state.meter,
         )
         return Evaluator(env)
 
@@ -250,6 +260,7 @@ class RoundRunner:
                 new_values[kw.name] = value
             else:
                 raise evaluator.fail(f"Cannot store that value in register '{kw.name}'.")
+        state.meter.store(new_values, instruction.line, instruction.source)
         state.registers.update(new_values)
         self.emit(
             ev.Assign(
@@ -274,6 +285,8 @@ class RoundRunner:
             )
         infoset = state.infosets[player]
         visible = infoset.visible(state.registers, self.referenced)
+        shown = sum(map(len, visible.values()))
+        state.meter.produce(shown, instruction.line, instruction.source)
         retrying = state.retry_pc == pc
         attempt = state.last_attempt + 1 if retrying else 1
         failed_condition = state.pending_failure if retrying else ""
@@ -323,7 +336,10 @@ class RoundRunner:
                 )
             )
             return player
-        stored, cut = await self._cut_moves(moves, registers, max_len)
+        stored, cut = await self._cut_moves(moves, registers, max_len, instruction, state)
+        state.meter.store(
+            {r: Text(t) for r, t in stored.items()}, instruction.line, instruction.source
+        )
         for register, text in stored.items():
             state.registers[register] = Text(text)
         infoset.add_move(instruction.line, stored, cut)
@@ -343,15 +359,27 @@ class RoundRunner:
         return None
 
     async def _cut_moves(
-        self, moves: Mapping[str, str], registers: tuple[str, ...], max_len: int
+        self,
+        moves: Mapping[str, str],
+        registers: tuple[str, ...],
+        max_len: int,
+        instruction: ast.Instruction,
+        state: RoundState,
     ) -> tuple[dict[str, str], tuple[str, ...]]:
-        """Cut each move to at most max_len judge tokens."""
-        texts = [moves[r] for r in registers]
+        """Cut each move to at most max_len judge tokens.
+
+        A move longer than a value may be is first cut to max_value_chars characters, so a
+        player cannot make the judge tokenise (or the registers hold) megabytes."""
+        longest = self.limits.resources.max_value_chars
+        texts = [moves[r][:longest] for r in registers]
+        chars = sum(map(len, texts))
+        state.meter.produce(chars, instruction.line, instruction.source)
+        state.meter.judge(chars, instruction.line, instruction.source)
         pieces = await self.judge.tokenize(texts)
         stored: dict[str, str] = {}
         cut: list[str] = []
         for register, text, tokens in zip(registers, texts, pieces, strict=True):
-            if len(tokens) > max_len:
+            if len(tokens) > max_len or len(text) < len(moves[register]):
                 stored[register] = "".join(tokens[:max_len])
                 cut.append(register)
             else:
@@ -371,6 +399,7 @@ class RoundRunner:
             else:
                 raise evaluator.fail("reveal shows strings or lists only.")
             label = source_of(expr.span, instruction.source)
+            state.meter.produce(len(text), instruction.line, instruction.source)
             values[label] = text
             state.infosets[player].add_reveal(label, text, instruction.line)
         self.emit(ev.Reveal(round=self.round, line=instruction.line, player=player, values=values))

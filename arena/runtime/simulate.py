@@ -20,6 +20,7 @@ from arena.lang.values import Text
 from arena.protocols.judge import Judge
 from arena.protocols.player import MoveRequest
 from arena.runtime.infoset import InfoSet
+from arena.runtime.meter import RoundMeter
 from arena.runtime.round import RoundLimits, RoundRunner, RoundState, fresh_registers
 from arena.runtime.seat import MovePolicy, Seat
 from arena.runtime.seeds import public_seed_key
@@ -96,6 +97,7 @@ async def simulate_move(
         infosets={p: InfoSet(p) for p in names.PLAYERS},
         scores={role: 0.0},
         last_elicit=elicit_pc,
+        meter=RoundMeter(registers=registers),
     )
     pc, executed = elicit_pc + 1, 0
     while pc < len(program.instructions) and executed < instruction_budget:

@@ -19,6 +19,7 @@ from arena.lang.ast import (
     Subscript,
     UnaryOp,
 )
+from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.lang.loader import detect_dialect
 from arena.lang.parser import parse_program, parse_source
 
@@ -57,9 +58,11 @@ def show(expr: Expr) -> str:
     return f"{expr.func}(" + ", ".join(inner) + ")"
 
 
-def errors_of(source: str, filename: str = "<game>") -> list[tuple[int, int, str]]:
+def errors_of(
+    source: str, filename: str = "<game>", limits: ResourceLimits = DEFAULT_LIMITS
+) -> list[tuple[int, int, str]]:
     with pytest.raises(GameSyntaxError) as info:
-        parse_program(source, filename)
+        parse_program(source, filename, limits=limits)
     return [(d.line, d.col, d.message) for d in info.value.diagnostics]
 
 
@@ -280,6 +283,7 @@ def test_parse_errors_on_several_lines_are_all_reported() -> None:
 
 
 def test_nesting_limit_is_a_syntax_error_not_recursion_error() -> None:
+    long_lines = ResourceLimits(max_line_chars=100_000)  # the depth guard, not the line limit
     for text in (
         "reward(" + "(" * 5000 + "xed(s)" + ")" * 5000 + ")",
         "reward(" + "-" * 5000 + "xed(s))",
@@ -287,7 +291,7 @@ def test_nesting_limit_is_a_syntax_error_not_recursion_error() -> None:
         "reward(" + "+".join(["xed(s)"] * 3000) + ")",
         "reveal(" + "[" * 5000 + "]" * 5000 + ")",
     ):
-        [(_, _, message)] = errors_of(text)
+        [(_, _, message)] = errors_of(text, limits=long_lines)
         assert "nested too deeply" in message
 
 

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.lang.loader import load_game
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest, Player
@@ -70,10 +71,11 @@ async def run_game(
     game_map: GameMap | None = None,
     seed_key: bytes | None = None,
     rebuild: Mapping[str, Callable[[], Player]] | None = None,
+    limits: ResourceLimits = DEFAULT_LIMITS,
 ) -> MatchResult:
     """Play `source`; NPCs in `rebuild` get a new player from it every round. The seed key
     defaults to the public key of `seed`, so tests replay."""
-    program = load_game(source, filename="test.xgl", dialect=dialect)  # type: ignore[arg-type]
+    program = load_game(source, filename="test.xgl", dialect=dialect, limits=limits)
     makers = rebuild or {}
     seats = {
         role: Seat(
@@ -91,7 +93,7 @@ async def run_game(
         rounds=rounds,
         play_seed=seed,
         seed_key=public_seed_key(seed) if seed_key is None else seed_key,
-        limits=RoundLimits(ensure_budget=ensure_budget, instruction_budget=instruction_budget),
+        limits=RoundLimits(ensure_budget, instruction_budget, limits),
         policy=policy or MovePolicy(timeout_s=5.0, retries=2),
     )
     return await play_match(program, view, game_map, seats, judge, config)
