@@ -24,6 +24,7 @@ from arena.events import Event
 from arena.lang import ast
 from arena.lang.game_file import GAME_SUFFIXES, read_game_file
 from arena.lang.header import GameHeader, read_header
+from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.lang.loader import load_game
 from arena.plugin_manager import dispatch_event, has_event_listeners
 from arena.plugin_types import GameEntry, PlayerContext
@@ -85,12 +86,19 @@ class LoadedGame:
 
 
 def load_entry(
-    entry: GameEntry, *, dialect: str | None = None, name: str | None = None
+    entry: GameEntry,
+    *,
+    dialect: str | None = None,
+    name: str | None = None,
+    limits: ResourceLimits = DEFAULT_LIMITS,
 ) -> LoadedGame:
     """Load a game entry (registered, or read from a file); `dialect` overrides the entry's.
 
-    Raises GameSyntaxError listing every problem if the game does not check."""
-    program = load_game(entry.source, filename=entry.filename, dialect=dialect or entry.dialect)
+    Raises GameSyntaxError listing every problem (source size limits included) if the game
+    does not check."""
+    program = load_game(
+        entry.source, filename=entry.filename, dialect=dialect or entry.dialect, limits=limits
+    )
     header = read_header(entry.source)
     return LoadedGame(
         name=name or entry.name,
@@ -103,14 +111,19 @@ def load_entry(
 
 
 def load_game_text(
-    source: str, filename: str, *, dialect: str | None = None, name: str | None = None
+    source: str,
+    filename: str,
+    *,
+    dialect: str | None = None,
+    name: str | None = None,
+    limits: ResourceLimits = DEFAULT_LIMITS,
 ) -> LoadedGame:
     """Load a game from its text, read exactly as a registered game's file would be;
     diagnostics name `filename` as given (a path, for a file)."""
     # Any file stem is accepted as a name here; registered names are checked at registration.
     entry = GameEntry.from_source(source, filename, "game")
     entry = replace(entry, name=Path(filename).stem, filename=filename)
-    return load_entry(entry, dialect=dialect, name=name)
+    return load_entry(entry, dialect=dialect, name=name, limits=limits)
 
 
 def load_game_ref(
@@ -120,6 +133,7 @@ def load_game_ref(
     dialect: str | None = None,
     base_dir: Path | None = None,
     name: str | None = None,
+    limits: ResourceLimits = DEFAULT_LIMITS,
 ) -> LoadedGame:
     """Load a game file path (relative to `base_dir` if given) or a registered game name.
 
@@ -130,7 +144,7 @@ def load_game_ref(
         path = base_dir / path
     if path.is_file():
         text = read_game_file(path)
-        return load_game_text(text, str(path), dialect=dialect, name=name)
+        return load_game_text(text, str(path), dialect=dialect, name=name, limits=limits)
     if "/" in ref or ref.endswith(GAME_SUFFIXES):
         where = " (relative to the file)" if base_dir is not None else ""
         raise ConfigError(
@@ -143,7 +157,7 @@ def load_game_ref(
             "Run `arena games list` to see them, or give a path to a .xgl/.xent file.",
         )
     entry = registry.game(ref)
-    return load_entry(entry, dialect=dialect, name=name)
+    return load_entry(entry, dialect=dialect, name=name, limits=limits)
 
 
 def cap_replays(program: ast.Program, cap: int | None) -> ast.Program:

@@ -19,6 +19,9 @@ Example::
     global = 8               # matches in flight
     providers = { litellm = 4 }   # matches in flight per player kind (spec name)
 
+    [limits]                 # resource limits of every game (arena.lang.limits); defaults
+    max_value_chars = 1000000 # the defaults suit every bundled game; raise one only if needed
+
     [[participants]]
     name = "random"
     player = "random?words=3"
@@ -47,6 +50,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from arena.errors import ArenaError, did_you_mean
 from arena.lang.ast import Dialect
+from arena.lang.limits import LIMIT_NAMES, ResourceLimits
 from arena.specs import NAME_RE, parse_spec
 from tournaments.config_errors import (
     Problem,
@@ -169,6 +173,7 @@ class TournamentConfig(_Strict):
     move_retries: int = Field(default=2, ge=0)
     ensure_budget: int = Field(default=10, ge=0)
     instruction_budget: int = Field(default=10_000, ge=1)
+    limits: ResourceLimits = Field(default_factory=ResourceLimits)
     concurrency: ConcurrencyConfig = Field(default_factory=ConcurrencyConfig)
     participants: list[ParticipantConfig] = Field(min_length=1)
     games: list[GameConfig] = Field(min_length=1)
@@ -199,6 +204,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "games": tuple(GameConfig.model_fields),
     "participants": tuple(ParticipantConfig.model_fields),
     "concurrency": tuple(f.alias or n for n, f in ConcurrencyConfig.model_fields.items()),
+    "limits": LIMIT_NAMES,
 }
 
 

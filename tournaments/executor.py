@@ -245,7 +245,7 @@ async def run_tournament(
         judge=judge,
         config=MatchConfig(
             seed_key=setup.seed_key,
-            limits=RoundLimits(config.ensure_budget, config.instruction_budget),
+            limits=RoundLimits(config.ensure_budget, config.instruction_budget, config.limits),
             policy=MovePolicy(timeout_s=config.move_timeout, retries=config.move_retries),
         ),
         tournament_id=setup.tournament_id,

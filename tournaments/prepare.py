@@ -64,7 +64,8 @@ def _prepare_game(
     raw = config.model_dump(by_alias=True)
     try:
         loaded = load_game_ref(
-            game.game, registry, dialect=game.dialect, base_dir=config.base_dir, name=game.label
+            game.game, registry, dialect=game.dialect, base_dir=config.base_dir, name=game.label,
+            limits=config.limits,
         )
     except ArenaError as error:
         return None, [Problem(key_path((*where, "game"), raw), str(error), game.game)]

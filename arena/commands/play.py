@@ -11,9 +11,10 @@ from typing import Annotated, Any
 import typer
 
 from arena.commands.validators import positive
-from arena.errors import ConfigError
+from arena.errors import ConfigError, UnknownNameError
 from arena.events import Event
 from arena.lang.ast import DIALECTS, Dialect
+from arena.lang.limits import DEFAULT_LIMITS, LIMIT_NAMES, ResourceLimits
 from arena.match_setup import build_match, load_game_ref
 from arena.protocols.player import GameView
 from arena.registry import Registry
@@ -39,6 +40,23 @@ def parse_player_options(options: list[str]) -> dict[str, str]:
     return seats
 
 
+def parse_limit_options(options: list[str]) -> ResourceLimits:
+    """`NAME=N` options -> the resource limits, defaults for the names not given."""
+    values: dict[str, int] = {}
+    for option in options:
+        name, sep, text = (part.strip() for part in option.partition("="))
+        if name not in LIMIT_NAMES:
+            fix = "Write --limit NAME=N, e.g. --limit max_value_chars=2000000."
+            raise UnknownNameError("limit", name, LIMIT_NAMES, fix)
+        if not sep or not text.isdecimal() or int(text) < 1:
+            raise ConfigError(
+                f"Bad --limit value '{option}': the limit must be a whole number >= 1, "
+                f"e.g. --limit {name}={getattr(DEFAULT_LIMITS, name) * 2}."
+            )
+        values[name] = int(text)
+    return ResourceLimits(**values)
+
+
 async def run_play(
     game: str,
     judge_spec: str,
@@ -52,6 +70,7 @@ async def run_play(
     move_timeout: float,
     on_event: Callable[[Event], None] | None = None,
     seed_key: bytes | None = None,
+    limits: ResourceLimits = DEFAULT_LIMITS,
 ) -> tuple[dict[str, Any], MatchResult]:
     """Play one match. Its seed key (a fresh random one unless given) keys every seed the
     players receive; it is in the report so that the organiser can replay the match."""
@@ -59,7 +78,7 @@ async def run_play(
     if dialect is not None and dialect not in DIALECTS:
         raise ConfigError(f"Unknown dialect '{dialect}'. Valid options: {', '.join(DIALECTS)}.")
     registry = Registry.load()
-    loaded = load_game_ref(game, registry, dialect=dialect)
+    loaded = load_game_ref(game, registry, dialect=dialect, limits=limits)
     judge = registry.create_judge(judge_spec)
     try:
         async with await build_match(
@@ -70,7 +89,7 @@ async def run_play(
             seed=seed,
             rounds=rounds,
             main_roles=main_roles,
-            limits=RoundLimits(ensure_budget=ensure_budget, instruction_budget=instruction_budget),
+            limits=RoundLimits(ensure_budget, instruction_budget, limits),
             policy=MovePolicy(timeout_s=move_timeout),
             match_id=f"play:{Path(loaded.filename).stem}:{seed}",
             on_event=on_event,
@@ -135,11 +154,19 @@ def register(app: typer.Typer) -> None:
         move_timeout: Annotated[
             float, typer.Option(help="Seconds per move (> 0).", callback=positive)
         ] = 300.0,
+        limit: Annotated[
+            list[str] | None,
+            typer.Option(
+                help="NAME=N: raise (or lower) a resource limit, e.g. max_value_chars=200000; "
+                f"names: {', '.join(LIMIT_NAMES)}.",
+            ),
+        ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     ) -> None:
         """Play one match from a game file and print the transcript and scores."""
         seats = parse_player_options(player)
         key = None if seed_key is None else parse_seed_key(seed_key)
+        limits = parse_limit_options(limit or [])
 
         def show(event: Event) -> None:
             if not as_json:
@@ -159,6 +186,7 @@ def register(app: typer.Typer) -> None:
                 move_timeout,
                 show,
                 key,
+                limits,
             )
         )
         if as_json:
