@@ -25,7 +25,7 @@ def test_list_shows_every_game_with_players_and_version() -> None:
     rows = {row["name"]: row for row in json.loads(done.stdout)}
     assert len(rows) == 28
     assert rows["paradox"]["players"] == ["white", "black"]
-    assert rows["condense"]["dialect"] == "xent" and rows["condense"]["version"] == "1"
+    assert rows["condense"]["dialect"] == "xent" and rows["condense"]["version"] == "2"
     assert rows["secret_sharing"]["players"] == ["alice", "david", "bob", "carol"]
     table = arena("list")
     assert table.returncode == 0 and "single_text" in table.stdout
