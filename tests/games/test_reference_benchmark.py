@@ -24,12 +24,13 @@ LIGHTHOUSE = "The old lighthouse keeper watched the storm."
 BAKER = "A young baker sold warm bread at dawn."
 KITES = "Children flew red kites over the green hill."
 OPENER = "I have a fun story to tell you:"
-SYMBOLS = (
-    "alpha-omega anchor angel ant apple baby beehive bird bread bull camel candle cauldron "
-    "chameleon compass cornucopia crocodile dolphin elephant globe griffin helmet horse "
-    "hourglass lute madonna marionette moon owl serpent sun sword thunderbolt tree "
-    "walled-garden wild-man"
-).split()
+SYMBOLS = [
+    "alpha-omega", "anchor", "angel", "ant", "apple", "baby", "beehive", "bird", "bread",
+    "bull", "camel", "candle", "cauldron", "chameleon", "compass", "cornucopia", "crocodile",
+    "dolphin", "elephant", "globe", "griffin", "helmet", "horse", "hourglass", "lute",
+    "madonna", "marionette", "moon", "owl", "serpent", "sun", "sword", "thunderbolt", "tree",
+    "walled-garden", "wild-man",
+]
 
 
 @pytest.fixture
