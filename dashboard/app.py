@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, not the repo
@@ -24,6 +25,7 @@ from sqlalchemy.engine import make_url  # noqa: E402
 
 from arena.storage import default_db_url  # noqa: E402
 from dashboard import data  # noqa: E402
+from dashboard.cache import query_at  # noqa: E402
 from dashboard.context import Context, engine_for, set_current  # noqa: E402
 from dashboard.database import DashboardDatabaseError, check_database  # noqa: E402
 from dashboard.filters import (  # noqa: E402
@@ -95,14 +97,16 @@ def _keep_valid(key: str, options: Sequence[object]) -> None:
         del st.session_state[key]
 
 
-def sidebar_filters(url: str) -> Filters:
-    engine = engine_for(url)
+def sidebar_filters(url: str, watermark: tuple[int, ...]) -> Filters:
+    def query(name: str, *args: object) -> Any:
+        return query_at(url, watermark, name, *args)
+
     _init_widgets_from_url()
     bar = st.sidebar
-    names = list(data.tournaments(engine)["name"])
+    names = list(query("tournaments")["name"])
     _keep_valid("f_tournament", names)
     tournament = bar.selectbox("Tournament", names, key="f_tournament")
-    snaps = data.snapshots(engine, tournament)
+    snaps = query("snapshots", tournament)
     ids = [int(i) for i in snaps["id"]]
     labels = {int(r.id): f"#{r.id} · {r.created_at:%Y-%m-%d %H:%M} · {r.matches} matches"
               for r in snaps.itertuples()}
@@ -110,10 +114,10 @@ def sidebar_filters(url: str) -> Filters:
     snapshot = bar.selectbox("Rating snapshot", ids, key="f_snapshot",
                              format_func=lambda i: labels.get(i, str(i)),
                              help="The stored ratings the leaderboard shows (latest first).")
-    games = data.game_names(engine, tournament)
+    games = query("game_names", tournament)
     _keep_valid("f_games", games)
     chosen = bar.multiselect("Games", games, key="f_games", placeholder="all games")
-    judges = [ALL_JUDGES, *data.judge_specs(engine, tournament)]
+    judges = [ALL_JUDGES, *query("judge_specs", tournament)]
     _keep_valid("f_judge", judges)
     judge = bar.selectbox("Judge", judges, key="f_judge")
     window = bar.date_input("Finished between", value=st.session_state.get("f_dates", ()),
@@ -162,11 +166,12 @@ def main() -> None:
     state = check_database(engine, _public(url))
     if not state.ok:
         _stop_with(state.message)
-    filters = sidebar_filters(url)
+    watermark = data.watermark(engine)
+    filters = sidebar_filters(url, watermark)
     if filters.tournament is None:
         _stop_with(f"The database {url} holds no tournament yet. Run one into it "
                    "(`arena run FILE --db URL`, or `arena demo`), then reload.")
-    set_current(Context(url, filters, data.watermark(engine)))
+    set_current(Context(url, filters, watermark))
     _sync_url(filters)
     st.sidebar.text("Read-only view of " + _public(url))
     pages = [st.Page(path, title=title, url_path=slug, icon=icon)

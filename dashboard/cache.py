@@ -10,6 +10,8 @@ import streamlit as st
 
 from dashboard import data, derived
 from dashboard.context import current, engine_for
+from dashboard.filters import Filters
+from tournaments.ratings import MatchRecord
 
 _MODULES = {"data": data, "derived": derived}
 
@@ -33,6 +35,32 @@ def compute(name: str, *args: Any, **kwargs: Any) -> Any:
     stored data), cached."""
     ctx = current()
     return _call("derived", name, ctx.url, ctx.watermark, args, tuple(sorted(kwargs.items())))
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _records(url: str, watermark: tuple[int, ...], filters: Filters) -> list[MatchRecord]:
+    """The selected done matches as rating records, shared (not copied) by every page that
+    normalises scores: building them is the costly part over 100 000 matches."""
+    return data.match_records(data.scored_seats(engine_for(url), filters))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _on_records(
+    name: str, url: str, watermark: tuple[int, ...], filters: Filters, args: tuple[Any, ...]
+) -> Any:
+    return getattr(derived, name)(_records(url, watermark, filters), *args)
+
+
+def from_records(name: str, *args: Any) -> Any:
+    """`dashboard.derived.<name>(records, *args)` over the records the global filters
+    select, cached."""
+    ctx = current()
+    return _on_records(name, ctx.url, ctx.watermark, ctx.filters, args)
+
+
+def query_at(url: str, watermark: tuple[int, ...], name: str, *args: Any) -> Any:
+    """`query` before the page context exists (the entry script's sidebar)."""
+    return _call("data", name, url, watermark, args, ())
 
 
 def fresh(name: str, *args: Any, **kwargs: Any) -> Any:

@@ -39,7 +39,9 @@ MATCH_TABLE_LIMIT = 2000  # rows the Matches page lists at most (newest first)
 def _frame(engine: Engine, query: Select[Any]) -> pd.DataFrame:
     with engine.connect() as conn:
         result = conn.execute(query)
-        return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
+        # plain tuples: pandas builds a frame from SQLAlchemy Row objects ~10x slower
+        rows = [tuple(r) for r in result.fetchall()]
+        return pd.DataFrame(rows, columns=list(result.keys()))
 
 
 def _match_conditions(filters: Filters) -> list[ColumnElement[bool]]:
@@ -273,13 +275,13 @@ def seat_rows(engine: Engine, match_ids: Sequence[int]) -> pd.DataFrame:
 
 def scored_seats(engine: Engine, filters: Filters) -> pd.DataFrame:
     """One row per seat of every done match that `filters` select: match, game, map_id,
-    mode, rounds, role, participant, main, best, forfeit, round_scores_json, finished_at."""
+    mode, rounds, role, participant, main, best, forfeit, round_scores_json."""
     query = _joined(
         select(
             MATCHES.c.id.label("match"), GAMES.c.name.label("game"), MATCHES.c.map_id,
             MATCHES.c.mode, MATCHES.c.rounds, SEATS.c.role,
             PARTICIPANTS.c.name.label("participant"), SEATS.c.main, SEATS.c.best,
-            SEATS.c.forfeit, SEATS.c.round_scores_json, MATCHES.c.finished_at,
+            SEATS.c.forfeit, SEATS.c.round_scores_json,
         )
         .select_from(MATCHES)
         .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
@@ -289,37 +291,38 @@ def scored_seats(engine: Engine, filters: Filters) -> pd.DataFrame:
 
 
 def match_records(seats: pd.DataFrame) -> list[MatchRecord]:
-    """Rating records (`tournaments.ratings`) from `scored_seats` rows."""
-    records: list[MatchRecord] = []
+    """Rating records (`tournaments.ratings`) from `scored_seats` rows (ordered by match)."""
     if seats.empty:
-        return records
-    rows = seats.itertuples(index=False)
-    current: list[Any] = []
-    for row in rows:
-        if current and row.match != current[0].match:
-            records.append(_record(current))
+        return []
+    columns = [seats[c].tolist() for c in (
+        "match", "game", "map_id", "mode", "rounds", "role", "participant", "main", "best",
+        "forfeit", "round_scores_json")]
+    records: list[MatchRecord] = []
+    current: list[SeatRecord] = []
+    head: tuple[Any, ...] = ()
+    for match, game, map_id, mode, rounds, role, who, main, best, forfeit, scores in zip(
+        *columns, strict=True
+    ):
+        if current and match != head[0]:
+            records.append(_record(head, current))
             current = []
-        current.append(row)
-    if current:
-        records.append(_record(current))
+        head = (match, game, map_id, mode, rounds)
+        missing = best is None or best != best  # NULL, or NaN once pandas holds it
+        current.append(SeatRecord(
+            role=role, participant=who, score=None if missing else float(best),
+            forfeit=bool(forfeit) or missing, round_scores=tuple(json.loads(scores)),
+            npc=not bool(main),
+        ))
+    records.append(_record(head, current))
     return records
 
 
-def _record(rows: list[Any]) -> MatchRecord:
-    first = rows[0]
-    seats = tuple(
-        SeatRecord(
-            role=r.role, participant=r.participant,
-            score=None if r.best is None or pd.isna(r.best) else float(r.best),
-            forfeit=bool(r.forfeit) or r.best is None or bool(pd.isna(r.best)),
-            round_scores=tuple(json.loads(r.round_scores_json)), npc=not bool(r.main),
-        )
-        for r in rows
-    )
+def _record(head: tuple[Any, ...], seats: list[SeatRecord]) -> MatchRecord:
+    match, game, map_id, mode, rounds = head
     return MatchRecord(
-        match_id=str(first.match), game=first.game, map_id=str(first.map_id), seats=seats,
-        mode="eval" if first.mode == "eval" else "head_to_head", rounds=int(first.rounds),
-        order=float(first.match),
+        match_id=str(match), game=game, map_id=str(map_id), seats=tuple(seats),
+        mode="eval" if mode == "eval" else "head_to_head", rounds=int(rounds),
+        order=float(match),
     )
 
 

@@ -5,6 +5,7 @@ here: intervals come from stored rating snapshots."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -14,7 +15,7 @@ from sqlalchemy import Engine
 from arena.scoring import ThresholdSpec
 from dashboard import data
 from dashboard.filters import Filters
-from tournaments.ratings import comparisons_from_records, fit, to_scale
+from tournaments.ratings import MatchRecord, comparisons_from_records, fit, to_scale
 from tournaments.ratings.bootstrap import expected_match_counts
 from tournaments.ratings.bradley_terry import ELO_PER_NATURAL
 from tournaments.ratings.normalisation import (
@@ -114,12 +115,11 @@ def rank_probabilities(engine: Engine, snapshot_id: int) -> pd.DataFrame:
 
 
 def normalised_scores(
-    engine: Engine, filters: Filters, base: str | None, how: str, theta: float = 1.0, m: int = 2
+    records: Sequence[MatchRecord], base: str | None, how: str, theta: float = 1.0, m: int = 2
 ) -> tuple[pd.DataFrame, list[str]]:
     """participant, game, value rows of normalised scores (SCORING.md section 3), plus notes
     (unplayable cells, skipped maps). `how`: catch-up, narms (the paper's threshold version
     with `theta` bits per level and `m` levels) or reference (percent of the best per map)."""
-    records = data.match_records(data.scored_seats(engine, filters))
     notes: list[str] = []
     if how == "reference":
         ref = reference_normalisation(records)
@@ -154,9 +154,8 @@ def histogram(values: pd.DataFrame, edges: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["participant", "bin_low", "bin_high", "mass"])
 
 
-def arms(engine: Engine, filters: Filters) -> pd.DataFrame:
+def arms(records: Sequence[MatchRecord]) -> pd.DataFrame:
     """Running-max curves: game, role, participant, round, arms (mean over maps)."""
-    records = data.match_records(data.scored_seats(engine, filters))
     rows = [
         {"game": game, "role": role, "participant": p, "round": k + 1, "arms": float(v)}
         for (game, role), curves in arms_curves(records).items()
