@@ -64,16 +64,16 @@ async def _play(
 
 
 def _rewards(events: list[Event]) -> list[float]:
-    return [e.total for e in events if e.type == "reward"]  # type: ignore[union-attr]
+    return [e.total for e in events if e.type == "reward"]
 
 
 def _revealed(events: list[Event]) -> list[dict[str, str]]:
-    return [e.values for e in events if e.type == "reveal"]  # type: ignore[union-attr]
+    return [e.values for e in events if e.type == "reveal"]
 
 
 def _round_score(events: list[Event]) -> float | None:
     (finished,) = [e for e in events if e.type == "round_finished"]
-    return finished.scores["black"]  # type: ignore[union-attr]
+    return finished.scores["black"]
 
 
 async def test_condense_strips_the_storys_words_and_reveals_the_rest(judge: NgramJudge) -> None:
@@ -123,8 +123,8 @@ async def test_two_ways_joins_plainly_and_scores_what_the_move_adds(judge: Ngram
 async def test_alethiometer_symbols_moves_and_framing(judge: NgramJudge) -> None:
     moves = ["alpha-omega, sun", "Sun moon", "wild-man sun walled-garden baby"]
     events = await _play("alethiometer", [KITES], moves, judge)
-    symbols = [e.values["s1"] for e in events if e.type == "assign" and "s1" in e.values]  # type: ignore[union-attr]
-    assert [s.split(" ") for s in symbols] == [SYMBOLS]
+    symbols = [e.values["s1"] for e in events if e.type == "assign" and "s1" in e.values]
+    assert [s.split(" ") for s in symbols if isinstance(s, str)] == [SYMBOLS]
     assert len(SYMBOLS) == 36 and {"baby", "crocodile", "alpha-omega"} <= set(SYMBOLS)
     # symbols separated by single spaces, exactly as listed: a comma or a capital is refused
     assert [e.type for e in events].count("failed_ensure") == 2
