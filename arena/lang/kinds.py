@@ -350,10 +350,13 @@ class KindInferrer:
             if kind is not None and kind not in allowed:
                 ok = False
                 wanted = " or ".join(KIND_NAMES[k] for k in allowed)
+                hint = usage
+                if kind == "list" and i in sig.xent_list_args:
+                    hint += " (a list is accepted here in dialect xent only)"
                 self.report.error(
                     arg.span,
                     f"argument {i + 1} of {call.func}() must be {wanted}, not {KIND_NAMES[kind]}",
-                    usage,
+                    hint,
                 )
         for kw in call.keywords:
             if kw.name not in sig.keywords:

@@ -88,6 +88,7 @@ async def test_remove_common_words_accepts_a_list_of_words_in_xent(judge: NgramJ
     with pytest.raises(GameSyntaxError) as info:
         load_game(setup + "assign(s=remove_common_words('blue red', l))\n", dialect="xgl")
     assert "argument 2 of remove_common_words() must be a string, not a list" in str(info.value)
+    assert "a list is accepted here in dialect xent only" in str(info.value)
 
 
 # ---------------------------------------------------------------- only_uses_words / chars
