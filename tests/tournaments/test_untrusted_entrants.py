@@ -40,7 +40,8 @@ def test_a_third_party_entrant_is_refused_with_the_remote_path(registry: Registr
     assert "baseline" not in message  # built-in players stay allowed
 
 
-def test_remote_and_built_in_entrants_pass_and_npcs_are_the_organisers(registry: Registry) -> None:
+def test_remote_and_built_in_entrants_pass_and_npcs_are_the_organisers(registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_REMOTE_TOKEN", "a-secret-for-the-agent")
     prepared = prepare_tournament(
         parse_tournament(document(True, "remote:stranger", npc="sleepy?words=2")), registry
     )
