@@ -16,13 +16,18 @@ from dataclasses import replace
 import pytest
 
 from arena.events import Event, Reward
+from arena.hookspecs import hookimpl
 from arena.match_setup import build_match, load_game_ref
+from arena.plugin_manager import create_plugin_manager
+from arena.plugin_types import PlayerContext, PlayerEntry
 from arena.protocols.judge import Judge
 from arena.protocols.player import HistoryItem
 from arena.registry import Registry
 from arena.runtime.maps import JudgeStorySource, resolve_map
-from arena.runtime.seeds import derive_seed, new_seed_key
+from arena.runtime.seeds import derive_seed, new_seed_key, public_seed_key, seat_seed
+from arena.specs import Spec
 from judges.bundled_judge import create_bundled_judge
+from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer
 from tests.runtime.leak_attack import (
     Attacker,
@@ -139,3 +144,46 @@ async def test_censored_message_bob_learns_nothing_of_the_story(judge: Judge, co
     }
     found = await attack("censored_message", seats, "bob", "s", "t1", judge, copy, registry)
     await check(found, judge)
+
+
+class ContextSpy:
+    """A plugin whose player factory keeps the `PlayerContext` seeds it is given."""
+
+    def __init__(self) -> None:
+        self.seeds: list[tuple[str, int]] = []
+
+    @hookimpl
+    def arena_players(self) -> list[PlayerEntry]:
+        def make(spec: Spec, ctx: PlayerContext) -> ListPlayer:
+            self.seeds.append((ctx.role, ctx.seed))
+            return ListPlayer(["a guess"])
+
+        return [PlayerEntry("spy", make)]
+
+
+def explains(role: str, seed: int, candidate: int) -> bool:
+    """Would `candidate` as play seed give this context seed, old way or public key?"""
+    return seed in (
+        candidate,  # old `arena play`: the seed itself
+        derive_seed("seat", candidate, role),  # old tournaments
+        seat_seed(public_seed_key(candidate), candidate, role),
+    )
+
+
+async def test_context_seeds_do_not_give_the_play_seed_away() -> None:
+    spy = ContextSpy()
+    pm = create_plugin_manager()
+    pm.register_plugin(spy, "context_spy")
+    registry = Registry.from_plugin_manager(pm)
+    game = load_game_ref("describe_to_partner", registry)
+    async with await build_match(
+        game, {"alice": "spy", "bob": "spy"}, judge=NgramJudge(), registry=registry,
+        seed=PLAY_SEED, rounds=2, main_roles=("alice",), seed_key=new_seed_key(),
+    ) as match:
+        await match.play()
+    assert {role for role, _ in spy.seeds} == {"alice", "bob"} and len(spy.seeds) == 3
+    found = [c for c in range(SEED_TRIES) if all(explains(r, s, c) for r, s in spy.seeds)]
+    assert found == []
+    # the old derivations are found by the same search
+    old = [(role, derive_seed("seat", PLAY_SEED, role)) for role, _ in spy.seeds]
+    assert [c for c in range(SEED_TRIES) if all(explains(r, s, c) for r, s in old)] == [PLAY_SEED]
