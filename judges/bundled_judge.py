@@ -31,13 +31,18 @@ def bundled_model_path() -> Path:
     return path
 
 
-def create_bundled_judge(params: Mapping[str, str]) -> Judge:
-    """The bundled judge; parameters: device (default cpu), dtype (float32), attn."""
+def check_bundled_params(params: Mapping[str, str]) -> None:
+    """`UnknownNameError` for a parameter the bundled judge does not take."""
     for key in params:
         if key not in PARAMS:
             raise UnknownNameError(
                 "bundled judge parameter", key, PARAMS, "Remove it or use one of those."
             )
+
+
+def create_bundled_judge(params: Mapping[str, str]) -> Judge:
+    """The bundled judge; parameters: device (default cpu), dtype (float32), attn."""
+    check_bundled_params(params)
     from judges.hf import HFJudge
 
     return HFJudge.from_pretrained(

@@ -356,6 +356,20 @@ HF_PARAMS = (
 )
 
 
+def check_hf_spec(spec: Spec) -> None:
+    """`ConfigError` for an `hf:` judge spec without a model or with a bad parameter (no
+    model is loaded)."""
+    spec.expect_params(HF_PARAMS, "judge")
+    if not spec.arg:
+        raise ConfigError(
+            f"Judge spec '{spec.raw}' names no model. Write hf:<hub id or folder>, "
+            "e.g. hf:gpt2 or hf:/models/my-judge?device=cuda:0."
+        )
+    spec.bool_param("trust_remote_code", False)
+    spec.int_param("max_batch_tokens", 8192, minimum=1)
+    spec.bool_param("packing", True)
+
+
 def create_hf_judge(spec: Spec) -> HFJudge:
     """`hf:<hub id or path>?device=cpu|cuda:0,cuda:1&dtype=float32&attn=sdpa&revision=...`.
 
@@ -364,12 +378,7 @@ def create_hf_judge(spec: Spec) -> HFJudge:
     or commit), trust_remote_code (0/1), max_batch_tokens (padded tokens per forward pass),
     packing (0/1, default 1: pack several requests per row when the model supports it).
     """
-    spec.expect_params(HF_PARAMS, "judge")
-    if not spec.arg:
-        raise ConfigError(
-            f"Judge spec '{spec.raw}' names no model. Write hf:<hub id or folder>, "
-            "e.g. hf:gpt2 or hf:/models/my-judge?device=cuda:0."
-        )
+    check_hf_spec(spec)
     return HFJudge.from_pretrained(
         spec.arg,
         device=spec.params.get("device", "cpu"),

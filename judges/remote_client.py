@@ -363,12 +363,9 @@ REMOTE_PARAMS = (
 )
 
 
-def create_remote_judge(spec: Spec) -> RemoteJudge:
-    """`remote:<url>?token_env=VAR&protocol=native|openai&model=...&bos_text=...`.
-
-    The token is read from the environment variable named by `token_env` (never written in
-    the spec itself, so it stays out of configs and logs).
-    """
+def check_remote_spec(spec: Spec) -> str | None:
+    """The token of a `remote:` judge spec (None without `token_env`); `ConfigError` for a
+    spec without a URL, with an unset token variable or a bad parameter (nothing is sent)."""
     import os
 
     spec.expect_params(REMOTE_PARAMS, "judge")
@@ -392,6 +389,20 @@ def create_remote_judge(spec: Spec) -> RemoteJudge:
             f"Unknown remote judge protocol '{protocol}' in '{redact_url(spec.arg)}'."
             f"{did_you_mean(protocol, PROTOCOLS)} native talks to our server, openai to vLLM."
         )
+    spec.float_param("timeout", 120.0)
+    spec.int_param("max_concurrency", 8, minimum=1)
+    spec.int_param("batch_size", 256, minimum=1)
+    return token
+
+
+def create_remote_judge(spec: Spec) -> RemoteJudge:
+    """`remote:<url>?token_env=VAR&protocol=native|openai&model=...&bos_text=...`.
+
+    The token is read from the environment variable named by `token_env` (never written in
+    the spec itself, so it stays out of configs and logs).
+    """
+    token = check_remote_spec(spec)
+    protocol = spec.params.get("protocol", "native")
     return RemoteJudge(
         spec.arg,
         token=token,

@@ -17,6 +17,7 @@ from arena.errors import ConfigError, GameSyntaxError
 from arena.lang.loader import load_game
 from arena.match_setup import load_game_ref
 from arena.registry import Registry
+from tournaments.config import load_tournament
 from tournaments.config_errors import TournamentConfigError
 from tournaments.run_config import run_file
 
@@ -161,3 +162,29 @@ def test_a_game_full_of_errors_lists_twenty_and_counts_the_rest() -> None:
     assert message.count("many.xgl:") == 20
     assert message.splitlines()[0] == f"{total} problems in game file:"
     assert f"… and {total - 20} more" in message
+
+
+@pytest.mark.parametrize(
+    ("judge", "expected"),
+    [
+        ("ngram?order=many", "order must be an integer"),
+        ("bundled?devise=cpu", "Unknown bundled judge parameter 'devise'"),
+        ("bundled?pool_tokens=0", "must be >= 1"),
+        ("hf?device=cpu", "names no model"),
+        ("hf:gpt2?packing=maybe", "must be a boolean"),
+        ("remote:http://127.0.0.1:1?protocol=grpc", "Unknown remote judge protocol 'grpc'"),
+    ],
+)
+def test_judge_spec_options_join_the_listing_without_loading_anything(
+    tmp_path: Path, registry: Registry, judge: str, expected: str
+) -> None:
+    (tmp_path / "g.xgl").write_text(GAME)
+    path = tmp_path / "t.toml"
+    path.write_text(BROKEN.replace('judge = "ngram"', f'judge = "{judge}"'))
+    had_torch = "torch" in sys.modules
+    with pytest.raises(TournamentConfigError) as caught:
+        load_tournament(path, registry)
+    found = problems_of(caught.value)
+    assert expected in found["judge"], found
+    assert len(found) == 6  # the judge's, beside the five of BROKEN
+    assert had_torch or "torch" not in sys.modules  # no model was loaded to find it out
