@@ -4,7 +4,7 @@
   message, exit 2.
 * A user error (`ArenaError`): ``error: <one sentence>`` (plus the listing, for game code),
   exit 2.
-* Ctrl-C: one line, exit 130.
+* Ctrl-C or SIGTERM: one line, exit 130.
 * Anything else is a bug: one line naming the log file that holds the traceback, exit 1
   (``--verbose`` prints the traceback too).
 
@@ -28,6 +28,7 @@ from platformdirs import user_log_dir
 from typer.core import TyperGroup
 
 from arena.errors import ArenaError
+from arena.interrupts import sigterm_as_interrupt
 from arena.storage.engine import APP_NAME
 
 USAGE_ERROR = USER_ERROR = 2
@@ -116,9 +117,11 @@ def report_internal_error(error: BaseException) -> None:
 
 @contextmanager
 def console_errors(interrupted: str = DEFAULT_INTERRUPTED) -> Iterator[None]:
-    """Turn whatever escapes a command into a message and an exit status (see module doc)."""
+    """Turn whatever escapes a command into a message and an exit status (see module doc).
+    SIGTERM counts as Ctrl-C (`arena.interrupts`): a stopped command cleans up the same way."""
     try:
-        yield
+        with sigterm_as_interrupt():
+            yield
     except SystemExit as done:
         # typer turns Ctrl-C into exit 130 without a word; say what it means here.
         if done.code == INTERRUPTED and _from_interrupt(done):

@@ -11,7 +11,6 @@ from typing import Annotated, Literal
 import typer
 
 from arena.console import run_app
-from arena.interrupts import sigterm_as_interrupt
 from arena.storage import Store, StoredMatch
 from arena.storage.queries import stored_matches, tournament_names
 from tournaments.run_config import run_file
@@ -39,16 +38,15 @@ def run_command(
     """Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM
     stops it keeping every finished match."""
     try:
-        with sigterm_as_interrupt():
-            summary = asyncio.run(
-                run_file(
-                    file,
-                    db=db,
-                    concurrency=concurrency,
-                    progress=progress and sys.stderr.isatty(),
-                    snapshot=True,
-                )
+        summary = asyncio.run(
+            run_file(
+                file,
+                db=db,
+                concurrency=concurrency,
+                progress=progress and sys.stderr.isatty(),
+                snapshot=True,
             )
+        )
     except KeyboardInterrupt:
         typer.echo(INTERRUPTED, err=True)
         raise typer.Exit(130) from None

@@ -94,6 +94,23 @@ def test_sigterm_stops_a_run_like_ctrl_c(tmp_path: Path) -> None:
     assert rows(db, "SELECT status, count(*) FROM matches GROUP BY status") == [("done", 3)]
 
 
+def test_sigterm_stops_any_command_like_ctrl_c(tmp_path: Path) -> None:
+    (tmp_path / "g.xgl").write_text(GAME)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "ARENA_REMOTE_TOKEN": "test-token"}
+    child = subprocess.Popen(
+        [sys.executable, "-c", "from arena.cli import main; main()", "play", "g.xgl",
+         "--judge", "ngram", "--player", "black=remote:nobody?port=0&timeout=600"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert child.stderr is not None
+    waiting = child.stderr.readline()  # the seat waits for an agent that never comes
+    assert "waiting for remote agent" in waiting, waiting
+    child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, (out, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
 async def test_a_run_killed_by_sigkill_is_marked_interrupted_by_the_next_process(
     tmp_path: Path,
 ) -> None:
