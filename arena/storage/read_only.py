@@ -26,8 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from arena.storage.engine import BUSY_TIMEOUT_MS, StorageError, default_db_url
 from arena.storage.migrations import CURRENT_VERSION, schema_version
-
-SQLITE_HEADER = b"SQLite format 3\x00"
+from arena.storage.sqlite_file import SQLITE_HEADER
 
 
 def open_read_only(url: str | None = None) -> Engine:
