@@ -36,7 +36,7 @@ def _history_line(item: HistoryItem) -> str:
         cut = f" (cut: {', '.join(item.cut)})" if item.cut else ""
         return f"line {item.line}: you played {moves}{cut}"
     if item.kind == "reward":
-        terms = "; ".join(f"{t.source}: {t.coefficient * t.total:+.2f}" for t in item.terms)
+        terms = "; ".join(f"{t.source}: {t.total:+.2f}" for t in item.terms)
         detail = f" ({terms})" if terms else ""
         return f"line {item.line}: reward {item.reward:+.3f} bits{detail}"
     if item.kind == "failed_ensure":

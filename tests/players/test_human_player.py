@@ -138,3 +138,16 @@ def test_human_spec_checks() -> None:
         create_human_player(parse_spec("human:bob"), PlayerContext())
     with pytest.raises(ConfigError, match="Unknown parameter"):
         create_human_player(parse_spec("human?colour=1"), PlayerContext())
+
+
+def test_reward_terms_show_their_total_once() -> None:
+    """A term's `total` already includes its coefficient: the history line must not apply it
+    again (a negative coefficient would flip the sign shown to the human)."""
+    from arena.protocols.player import RewardTermView
+    from players.human_player import _history_line
+
+    term = RewardTermView(
+        source="xent(s)", coefficient=-1, bits=(1.5, 1.5), tokens=("a", "b"), total=-3.0
+    )
+    line = _history_line(HistoryItem(kind="reward", line=4, reward=-3.0, terms=(term,)))
+    assert "xent(s): -3.00" in line
