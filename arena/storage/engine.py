@@ -42,7 +42,14 @@ def default_db_url() -> str:
     from platformdirs import user_data_dir
 
     directory = Path(user_data_dir(APP_NAME))
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StorageError(
+            f"Cannot create the folder of the default database, {directory}: "
+            f"{error.strerror}. Choose a database with --db or ${DB_ENV}, e.g. "
+            "--db sqlite:///path/to/arena.db."
+        ) from None
     return f"sqlite:///{directory / 'arena.db'}"
 
 

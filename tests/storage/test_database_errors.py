@@ -222,3 +222,15 @@ def test_commands_that_write_refuse_a_read_only_database_in_one_sentence(
     after = fingerprint(finished)
     del after["results.csv"]
     assert after == before
+
+
+def test_an_unusable_default_location_is_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the data folder should be")
+    monkeypatch.delenv("XENT_ARENA_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocker))
+    message = open_error("", create=False)  # "" means: the default database
+    assert "default database" in message and "--db" in message
+    assert blocker.read_text() == "a file where the data folder should be"
