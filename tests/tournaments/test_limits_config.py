@@ -11,10 +11,10 @@ from arena.lang.limits import DEFAULT_LIMITS
 from arena.storage import MATCH_ERROR, Store, sqlite_url
 from arena.storage.queries import stored_matches
 from tests.tournaments import arena_fixtures as fx
-from tournaments.cli import run_file
 from tournaments.config import load_tournament
 from tournaments.config_errors import TournamentConfigError
 from tournaments.prepare import prepare_tournament
+from tournaments.run_config import run_file
 
 BODY = """
 name = "lim"
