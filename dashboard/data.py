@@ -686,18 +686,19 @@ def live_progress(engine: Engine, tournament: str | None = None) -> pd.DataFrame
 
 
 def live_matches(engine: Engine) -> pd.DataFrame:
-    """Matches being played now: run, game, seats, round (k/R), elapsed_s."""
+    """Matches being played now: run, key (the plan key its stored row will have), game,
+    seats, round (k/R), elapsed_s."""
     from arena.storage.live import matches_in_flight
 
     now = datetime.now(UTC)
     rows = [
-        {"run": m.run_id, "game": m.game,
+        {"run": m.run_id, "key": m.key, "game": m.game,
          "seats": "; ".join(f"{role}: {who}" for role, who in m.seats),
          "round": f"{m.round}/{m.rounds}",
          "elapsed_s": round((now - m.started_at).total_seconds(), 1)}
         for m in matches_in_flight(engine)
     ]
-    return pd.DataFrame(rows, columns=["run", "game", "seats", "round", "elapsed_s"])
+    return pd.DataFrame(rows, columns=["run", "key", "game", "seats", "round", "elapsed_s"])
 
 
 def live_judges(engine: Engine, run_ids: Sequence[int]) -> pd.DataFrame:
@@ -727,3 +728,16 @@ def next_recurring(engine: Engine) -> pd.DataFrame:
             for n in next_runs(engine)]
     return pd.DataFrame(rows, columns=["schedule", "next_run_at", "last_run_at", "enabled",
                                        "running_on"])
+
+
+def match_id_for_key(engine: Engine, key: str) -> int | None:
+    """The stored id of the match with plan key `key` (None while it is still being played)."""
+    with engine.connect() as conn:
+        found = conn.execute(select(MATCHES.c.id).where(MATCHES.c.key == key)).scalar()
+    return None if found is None else int(found)
+
+
+def live_match(engine: Engine, key: str) -> pd.DataFrame:
+    """The in-flight row of the match with plan key `key` (empty when none)."""
+    frame = live_matches(engine)
+    return frame[frame["key"] == key]

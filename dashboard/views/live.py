@@ -6,11 +6,13 @@ reloading the page (a toggle pauses it)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 import streamlit as st
 
 from dashboard.cache import fresh
 from dashboard.context import current
+from dashboard.ui import link_params
 
 REFRESH_S = 2.0
 ctx = current()
@@ -52,7 +54,11 @@ def live_panel() -> None:
     st.subheader("Matches in flight")
     flight = fresh("live_matches")
     if len(flight):
-        st.dataframe(flight, hide_index=True, width="stretch")
+        flight.insert(0, "follow", ["replay?" + urlencode(link_params(key=str(k)))
+                                    for k in flight["key"]])
+        st.dataframe(flight.drop(columns=["key"]), hide_index=True, width="stretch",
+                     column_config={"follow": st.column_config.LinkColumn(
+                         "follow", display_text="replay")})
     else:
         st.caption("None.")
     st.subheader("Recent results")

@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard.cache import query
 from dashboard.context import current
 from dashboard.data import MATCH_TABLE_LIMIT
-from dashboard.ui import link_params, need_rows
+from dashboard.ui import link_params, need_rows, replay_link
 
 ctx = current()
 f = ctx.filters
@@ -40,11 +40,13 @@ st.caption(f"{len(frame)} match(es) shown (newest first, at most {MATCH_TABLE_LI
            f"{total} in the filtered tournament. Select a row to open its replay.")
 if not need_rows(frame, "matches"):
     st.stop()
+frame.insert(0, "replay", [replay_link(int(m)) for m in frame["match"]])
 event = st.dataframe(
     frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
     key="m_table",
     column_config={"duration_s": st.column_config.NumberColumn("duration (s)", format="%.2f"),
-                   "finished_at": st.column_config.DatetimeColumn("finished (UTC)")},
+                   "finished_at": st.column_config.DatetimeColumn("finished (UTC)"),
+                   "replay": st.column_config.LinkColumn("replay", display_text="open")},
 )
 rows = event.selection.rows if event is not None else []
 if rows:

@@ -1,7 +1,8 @@
 """Replay: one match round by round, as the referee saw it or as one seat saw it, with
 per-token cross-entropy heat maps of every reward and a diff against a comparable match.
 
-Deep link: ``?match=<id>&seat=<role>&round=<k>``."""
+Deep link: ``?match=<id>&seat=<role>&round=<k>``; ``?key=<plan key>`` follows a match still
+being played (from the Live page) and opens its replay once it is stored."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import streamlit as st
 
 from dashboard import charts
 from dashboard import transcript_frames as tf
-from dashboard.cache import query
+from dashboard.cache import fresh, query
 from dashboard.context import current
 from dashboard.seatview import leaks, seen_texts
 from dashboard.ui import page_param, plain, set_page_param
@@ -18,6 +19,40 @@ from dashboard.ui import page_param, plain, set_page_param
 EVERYTHING = "(everything: referee view)"
 ctx = current()
 st.title("Replay")
+
+FOLLOW_S = 2.0
+
+
+def follow_live(key: str) -> None:
+    """A match still being played: its progress, until it is stored; then its replay."""
+
+    @st.fragment(run_every=FOLLOW_S)
+    def poll() -> None:
+        stored = fresh("match_id_for_key", key)
+        if stored is not None:
+            set_page_param("key", None)
+            set_page_param("match", str(stored))
+            st.rerun(scope="app")
+        row = fresh("live_match", key)
+        if len(row):
+            st.info("This match is being played; its replay opens here as soon as it is "
+                    "stored (checked every few seconds).")
+            st.dataframe(row.drop(columns=["key"]), hide_index=True, width="stretch")
+        else:
+            st.warning("No match with this key is stored or being played: it may have "
+                       "failed, or its run stopped. Pick a match on the Matches page.")
+
+    poll()
+    st.stop()
+
+
+followed = page_param("key")
+if followed and page_param("match") is None:
+    stored_id = fresh("match_id_for_key", followed)
+    if stored_id is None:
+        follow_live(followed)
+    set_page_param("key", None)
+    set_page_param("match", str(stored_id))
 
 recent = query("matches", ctx.filters, limit=200)
 linked = page_param("match")

@@ -5,6 +5,7 @@ after each run, and a participant whose moves look like HTML and markdown."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from arena.storage import sqlite_url
@@ -13,6 +14,8 @@ from tournaments.run_config import run_file
 
 XSS_MOVE = "<img src=x onerror=alert(1)>"
 MD_MOVE = "[click](http://evil.example)"
+KEY_ENV = "DASHBOARD_TEST_API_KEY"
+SECRET = "sk-dashboard-test-secret-4242"  # set in KEY_ENV while the tournament runs
 
 HIDDEN_GAME = (
     "# version: 1\n"
@@ -41,7 +44,7 @@ npc_only = true
 
 [[participants]]
 name = "alpha"
-player = "sleepy?words=3"
+player = "sleepy?words=3&api_key_env={key_env}"
 
 [[participants]]
 name = "beta"
@@ -89,8 +92,13 @@ def build(directory: Path) -> str:
     url = sqlite_url(directory / "arena.db")
     for maps in (1, 2):
         path = directory / "tournament.toml"
-        path.write_text(TOURNAMENT.format(maps=maps, xss=XSS_MOVE, md=MD_MOVE), encoding="utf-8")
-        asyncio.run(run_file(path, db=url, registry=fx.registry(), snapshot=True))
+        path.write_text(TOURNAMENT.format(maps=maps, xss=XSS_MOVE, md=MD_MOVE, key_env=KEY_ENV),
+                        encoding="utf-8")
+        os.environ[KEY_ENV] = SECRET
+        try:
+            asyncio.run(run_file(path, db=url, registry=fx.registry(), snapshot=True))
+        finally:
+            del os.environ[KEY_ENV]
     duel = directory / "duel.toml"
     duel.write_text(DUEL, encoding="utf-8")
     asyncio.run(run_file(duel, db=url, registry=fx.registry(), snapshot=True))

@@ -55,6 +55,8 @@ def test_a_running_tournament_shows_progress_in_flight_and_judge_health(
     flight_table = next(t for t in tables if "elapsed_s" in t.columns)
     assert flight_table.iloc[0]["round"] == "1/2"
     assert XSS_MOVE in flight_table.iloc[0]["seats"]  # a name shown as a cell, not markup
+    assert flight_table.iloc[0]["follow"].startswith("replay?") and "key=k1" in \
+        flight_table.iloc[0]["follow"]
     judge = next(t for t in tables if "cache_hit_rate" in t.columns)
     assert judge.iloc[0]["cache_hit_rate"] == 0.25 and judge.iloc[0]["queue_depth"] == 3
     at.toggle(key="live_paused").set_value(True).run()
@@ -66,3 +68,33 @@ def test_no_running_tournament_says_how_to_start_one(open_app: OpenApp) -> None:
     at = open_app(None, {"tournament": "nightly"})
     no_exception(at)
     assert any("No tournament is running now" in i.value for i in at.info)
+
+
+def test_the_replay_follows_a_match_in_flight_and_opens_a_stored_one(
+    open_app: OpenApp, arena_db: str, tmp_path: Path
+) -> None:
+    url = copy_db(arena_db, tmp_path)
+    store = Store.open(url)
+    try:
+        with store.engine.connect() as conn:
+            run_id, tournament_id = conn.exec_driver_sql(
+                "SELECT id, tournament_id FROM runs ORDER BY id DESC").first()
+            stored_id, stored_key = conn.exec_driver_sql(
+                "SELECT id, key FROM matches ORDER BY id").first()
+        progress = RunProgress(run_id=run_id, tournament_id=tournament_id, status="running",
+                               total=5, done_before=4)
+        flight = MatchInFlight(run_id=run_id, key="in-flight-key", game="zerosum",
+                               seats=(("black", "alpha"), ("white", "beta")), round=2,
+                               rounds=3, started_at=datetime.now(UTC))
+        write_live(store.engine, progress, [flight])
+    finally:
+        store.close()
+    at = open_app("views/replay.py", {"key": "in-flight-key"}, url=url)
+    no_exception(at)
+    assert any("being played" in i.value for i in at.info)
+    assert at.dataframe[0].value.iloc[0]["round"] == "2/3"
+    at = open_app("views/replay.py", {"key": stored_key}, url=url)
+    no_exception(at)
+    assert at.query_params["match"] == str(stored_id) and "key" not in at.query_params
+    at = open_app("views/replay.py", {"key": "never-played"}, url=url)
+    assert any("No match with this key" in w.value for w in at.warning)

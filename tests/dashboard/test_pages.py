@@ -121,3 +121,40 @@ def test_games_page_checks_and_shows_code(open_app: OpenApp) -> None:
     assert set(catalogue["name"]) == {"condense", "zerosum", "hidden"}
     assert set(catalogue["check"]) == {"ok"}
     assert "reward(" in at.code[0].value
+
+
+def everything_shown(at: AppTest) -> str:
+    """Every value the page rendered, as text."""
+    parts: list[str] = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "text", "code", "info",
+                 "warning", "error", "success", "metric", "json"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    parts += [d.value.to_csv() for d in at.dataframe]
+    parts += [str(w.options) for w in at.selectbox] + [str(w.options) for w in at.multiselect]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_no_page_shows_the_api_key(open_app: OpenApp, page: str) -> None:
+    from tests.dashboard.fixture_db import KEY_ENV, SECRET
+
+    at = open_app(page, {"tournament": "nightly"})
+    shown = everything_shown(at)
+    assert SECRET not in shown
+    if page == "views/matches.py":
+        assert "alpha" in shown and KEY_ENV not in shown  # names, not specs, in tables
+
+
+def test_ratings_over_time_shows_rank_probabilities_from_stored_draws(open_app: OpenApp) -> None:
+    at = open_app("views/ratings_over_time.py", {"tournament": "nightly"})
+    no_exception(at)
+    assert any("bootstrap draws stored with snapshot #2" in c.value for c in at.caption)
+    history = at.dataframe[-1].value
+    assert set(history["snapshot"]) == {1, 2}
+
+
+def test_matches_link_each_row_to_its_replay(open_app: OpenApp) -> None:
+    at = open_app("views/matches.py", {"tournament": "nightly", "game": "hidden"})
+    table = at.dataframe[0].value
+    for match, link in zip(table["match"], table["replay"], strict=True):
+        assert link.startswith(f"replay?tournament=nightly&snapshot=2&game=hidden&match={match}")
