@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from arena.errors import ArenaError, ConfigError, PlayerError
 from arena.lang import ast
 from arena.lang.ast import Program
+from arena.lang.limits import admitting
 from arena.lang.loader import load_game
 from arena.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
@@ -167,9 +168,9 @@ class SearchPlayer:
         key = (game.code, game.dialect)
         if key not in self._programs:
             try:
-                self._programs[key] = load_game(
+                self._programs[key] = load_game(  # the arena checked its sizes already
                     game.code, filename=f"{game.name or 'game'}.{game.dialect}",
-                    dialect=game.dialect,
+                    dialect=game.dialect, limits=admitting(game.code),
                 )
             except ArenaError as error:
                 raise PlayerError(

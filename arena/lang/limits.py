@@ -72,6 +72,20 @@ DEFAULT_LIMITS: Final = ResourceLimits()
 LIMIT_NAMES: Final = tuple(ResourceLimits.model_fields)
 
 
+def admitting(source: str, limits: ResourceLimits = DEFAULT_LIMITS) -> ResourceLimits:
+    """`limits` with load-time limits wide enough for `source`: for code the arena has
+    already checked under its own (possibly raised) limits, e.g. a game a player receives."""
+    size = max(1, len(source))
+    return limits.model_copy(
+        update={
+            "max_source_chars": max(size, limits.max_source_chars),
+            "max_line_chars": max(size, limits.max_line_chars),
+            "max_literal_chars": max(size, limits.max_literal_chars),
+            "max_story_tokens": 2**62,
+        }
+    )
+
+
 def describe(name: str) -> str:
     """What the limit `name` counts."""
     return ResourceLimits.model_fields[name].description or name

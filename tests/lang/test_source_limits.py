@@ -9,7 +9,7 @@ import tracemalloc
 import pytest
 
 from arena.errors import Diagnostic, GameSyntaxError
-from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
+from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits, admitting
 from arena.lang.loader import load_game
 
 MiB = 1024 * 1024
@@ -102,3 +102,9 @@ def test_a_story_longer_than_the_limit_is_a_check_error() -> None:
     assert (diagnostic.line, diagnostic.col) == (1, 15)
     assert "this story length is 1,000,000 tokens" in diagnostic.message
     assert_names_how_to_raise(diagnostic, "max_story_tokens")
+
+
+def test_code_the_arena_already_checked_is_admitted_whatever_its_size() -> None:
+    source = 'assign(s="' + "y" * 6_000 + '", t=story(9000))\n' + TAIL
+    refused(source)
+    assert load_game(source, limits=admitting(source)).instructions
