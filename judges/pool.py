@@ -26,6 +26,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cachetools import LRUCache
+
 from arena.errors import JudgeError
 from arena.events import JudgeStats
 from arena.protocols.judge import (
@@ -37,7 +39,6 @@ from arena.protocols.judge import (
 )
 from judges.batching import packed_cost, padded_cost, plan_batches, plan_packed_batches
 from judges.encoded import EncodedRequest
-from judges.lru import LRUCache
 from judges.pool_metrics import PoolMetrics
 
 log = logging.getLogger(__name__)
@@ -89,8 +90,8 @@ class JudgePool:
         self.max_batch_size = max_batch_size
         self.max_wait_s = max_wait_ms / 1000.0
         self.close_backend = close_backend
-        self._cache: LRUCache[Hashable, TokenScores] = LRUCache(cache_size)
-        self._gen_cache: LRUCache[Hashable, str] = LRUCache(generate_cache_size)
+        self._cache: LRUCache[Hashable, TokenScores] = LRUCache(maxsize=cache_size)
+        self._gen_cache: LRUCache[Hashable, str] = LRUCache(maxsize=generate_cache_size)
         self._metrics = PoolMetrics()
         self._inflight: dict[Hashable, _Item] = {}
         self._pending: list[_Item] = []
@@ -171,7 +172,8 @@ class JudgePool:
             fresh = await self.backend.generate([requests[i] for i in todo])
             for i, text in zip(todo, fresh, strict=True):
                 out[i] = text
-                self._gen_cache.put(keys[i], text)
+                if self._gen_cache.maxsize:  # maxsize 0 turns the cache off
+                    self._gen_cache[keys[i]] = text
         return [v if v is not None else "" for v in out]
 
     async def aclose(self) -> None:
@@ -339,7 +341,8 @@ class JudgePool:
         self._metrics.batch_finished()
         for it, res in zip(batch, results, strict=True):
             self._metrics.tokens_scored += len(res.bits)
-            self._cache.put(it.key, res)
+            if self._cache.maxsize:  # maxsize 0 turns the cache off
+                self._cache[it.key] = res
             self._finish(it, res)
 
     def _packs(self) -> bool:

@@ -30,11 +30,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cachetools import LRUCache
+
 from arena.errors import JudgeError, UnknownNameError
 from arena.lang.ast import DIALECTS, Dialect
 from arena.protocols.judge import ScoreRequest
 from judges.encoded import EncodedRequest
-from judges.lru import LRUCache
 from judges.pieces import pieces_from_bytes, pieces_from_offsets, token_byte_lengths
 
 
@@ -61,7 +62,7 @@ class TextEncoder:
     def __init__(self, tokenizer: Any, *, cache_size: int = 16_384) -> None:
         self._tok = tokenizer
         self._lock = threading.RLock()
-        self._cache: LRUCache[tuple[str, bool], Encoded] = LRUCache(cache_size)
+        self._cache: LRUCache[tuple[str, bool], Encoded] = LRUCache(maxsize=cache_size)
         bos = tokenizer.bos_token_id
         self.bos_id: int | None = bos if bos is not None else tokenizer.eos_token_id
         self.special_ids: frozenset[int] = frozenset(tokenizer.all_special_ids)
@@ -99,7 +100,8 @@ class TextEncoder:
         if missing:
             fresh = self._encode_raw(missing)
             for key, enc in zip(missing, fresh, strict=True):
-                self._cache.put(key, enc)
+                if self._cache.maxsize:  # maxsize 0 turns the cache off
+                    self._cache[key] = enc
                 found[key] = enc
         return [found[k] for k in keys]
 

@@ -7,6 +7,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scipy.stats import spearmanr
+
 from arena.analysis.candidates import Candidate
 
 
@@ -20,33 +22,13 @@ class CandidateScore:
     clipped: float
 
 
-def _ranks(values: Sequence[float]) -> list[float]:
-    """1-based ranks, ties sharing their average rank."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    start = 0
-    while start < len(order):
-        end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        for position in range(start, end + 1):
-            ranks[order[position]] = (start + end) / 2 + 1
-        start = end + 1
-    return ranks
-
-
 def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Spearman's rank correlation (Pearson on average ranks); None if undefined."""
-    if len(a) != len(b) or len(a) < 3:
+    """Spearman's rank correlation (ties share their average rank); None if undefined
+    (fewer than three pairs, or either side constant)."""
+    if len(a) != len(b) or len(a) < 3 or len(set(a)) < 2 or len(set(b)) < 2:
         return None
-    ra, rb = _ranks(a), _ranks(b)
-    mean = (len(a) + 1) / 2
-    cov = sum((x - mean) * (y - mean) for x, y in zip(ra, rb, strict=True))
-    var_a = sum((x - mean) ** 2 for x in ra)
-    var_b = sum((y - mean) ** 2 for y in rb)
-    if var_a == 0 or var_b == 0:
-        return None
-    return cov / math.sqrt(var_a * var_b)
+    rho = float(spearmanr(a, b).statistic)
+    return None if math.isnan(rho) else rho
 
 
 def near_best(values: Sequence[float], tolerance: float) -> set[int]:

@@ -11,7 +11,6 @@ import pytest
 from arena.errors import ConfigError, JudgeError
 from judges.batching import padded_cost, plan_batches
 from judges.hf_load import canonical_dtype
-from judges.lru import LRUCache
 from judges.pieces import byte_level_alphabet, pieces_from_bytes, pieces_from_offsets
 from judges.tokens import adds_space
 
@@ -67,18 +66,6 @@ def test_plan_batches_respects_budget_and_sorts() -> None:
         assert [lengths[i] for i in b] == sorted((lengths[i] for i in b), reverse=True)
     assert [5] in batches  # longer than the budget: alone
     assert plan_batches([3, 3, 3, 3], 100, max_batch_size=2) == [[0, 1], [2, 3]]
-
-
-def test_lru_evicts_least_recently_used() -> None:
-    cache: LRUCache[str, int] = LRUCache(2)
-    cache.put("a", 1)
-    cache.put("b", 2)
-    assert cache.get("a") == 1  # "b" is now the oldest
-    cache.put("c", 3)
-    assert "b" not in cache and cache.get("a") == 1 and cache.get("c") == 3
-    off: LRUCache[str, int] = LRUCache(0)
-    off.put("a", 1)
-    assert off.get("a") is None
 
 
 def test_unknown_dtype_lists_options() -> None:
