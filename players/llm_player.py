@@ -32,13 +32,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import random
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from types import ModuleType
 from typing import Any
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 from arena.errors import ConfigError, PermanentPlayerError, PlayerError
 from arena.plugin_types import PlayerContext
@@ -192,10 +199,29 @@ def redact(text: str, secret: str | None) -> str:
     return text.replace(secret, "***") if secret else text
 
 
-def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random | None = None) -> float:
-    """Seconds to wait before retry `attempt + 1`: exponential with full jitter, so many
-    players hitting one rate limit spread out instead of retrying in lockstep."""
-    return (rng or random).uniform(0, min(cap, base * 2**attempt))
+def retry_after(error: BaseException) -> float | None:
+    """Seconds the server asked us to wait (a `Retry-After` header in seconds), if any."""
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except (TypeError, ValueError):
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def backoff_wait(base: float, cap: float) -> Callable[[RetryCallState], float]:
+    """Tenacity wait: exponential backoff with full jitter (`base` doubling per attempt,
+    capped at `cap`), so many players hitting one rate limit spread out; never shorter
+    than the server's `Retry-After`."""
+    jitter = wait_random_exponential(multiplier=base, max=cap)
+
+    def wait(state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome is not None else None
+        asked = retry_after(error) if error is not None else None
+        return max(jitter(state), asked or 0.0)
+
+    return wait
 
 
 def _status(error: BaseException) -> int | None:
@@ -266,34 +292,45 @@ class LLMPlayer:
     async def _complete(
         self, litellm: ModuleType, messages: list[dict[str, str]], seed: int
     ) -> tuple[str, Usage]:
-        """One reply text, retrying transient failures with backoff."""
+        """One reply text, retrying transient failures with backoff (tenacity)."""
         s = self.settings
-        for attempt in range(s.retries + 1):
-            key = self._api_key()
-            try:
-                async with endpoint_semaphore(s.endpoint, s.concurrency):
-                    response = await asyncio.wait_for(
-                        litellm.acompletion(**self._call_args(messages, seed, key)),
-                        timeout=s.timeout,
-                    )
-                return _reply_text(response), _usage_of(litellm, response)
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                reason = redact(f"{type(error).__name__}: {error}", key)
-                if not is_retryable(error):
-                    raise PermanentPlayerError(
-                        f"LLM player '{self._name}' failed and will not retry: {reason}"
-                    ) from None  # the original may carry request details
-                if attempt == s.retries:
-                    raise PlayerError(
-                        f"LLM player '{self._name}' failed after {attempt + 1} attempts; "
-                        f"last error: {reason}"
-                    ) from None
-                delay = backoff_delay(attempt, s.backoff, s.backoff_max)
-                log.info("%s: %s; retrying in %.2f s", self._name, reason, delay)
-                await asyncio.sleep(delay)
-        raise AssertionError("unreachable")  # the loop always returns or raises
+        key = self._api_key()
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(s.retries + 1),
+            wait=backoff_wait(s.backoff, s.backoff_max),
+            retry=retry_if_exception(is_retryable),
+            before_sleep=lambda state: log.info(
+                "%s: %s; retrying in %.2f s", self._name,
+                redact(repr(state.outcome.exception() if state.outcome else None), key),
+                state.upcoming_sleep,
+            ),
+            reraise=True,
+        )
+        attempts = 0
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    key = self._api_key()
+                    async with endpoint_semaphore(s.endpoint, s.concurrency):
+                        response = await asyncio.wait_for(
+                            litellm.acompletion(**self._call_args(messages, seed, key)),
+                            timeout=s.timeout,
+                        )
+                    return _reply_text(response), _usage_of(litellm, response)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            reason = redact(f"{type(error).__name__}: {error}", key)
+            if not is_retryable(error):
+                raise PermanentPlayerError(
+                    f"LLM player '{self._name}' failed and will not retry: {reason}"
+                ) from None  # the original may carry request details
+            raise PlayerError(
+                f"LLM player '{self._name}' failed after {attempts} attempts; "
+                f"last error: {reason}"
+            ) from None
+        raise AssertionError("unreachable")  # tenacity returns or raises
 
     def _call_args(self, messages: list[dict[str, str]], seed: int, key: str | None) -> Any:
         s = self.settings

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from collections.abc import AsyncIterator
 from importlib.util import find_spec
 from urllib.parse import urlencode
@@ -16,7 +15,14 @@ from arena.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
 from judges.ngram import NgramJudge
-from players.llm_player import LLMPlayer, Usage, backoff_delay, create_llm_player, is_retryable
+from players.llm_player import (
+    LLMPlayer,
+    Usage,
+    backoff_wait,
+    create_llm_player,
+    is_retryable,
+    retry_after,
+)
 from players.openai_compat_server import ServerState, key_fingerprint, start_server
 from tests.runtime.helpers import events_of, run_game
 
@@ -221,12 +227,26 @@ async def test_a_custom_server_never_gets_the_openai_key(
     assert state.requests[0].key_fingerprint == key_fingerprint("no-key")
 
 
-def test_backoff_grows_exponentially_with_jitter_and_a_cap() -> None:
-    rng = random.Random(0)
-    for attempt, bound in [(0, 0.5), (1, 1.0), (2, 2.0), (3, 4.0), (6, 10.0), (20, 10.0)]:
-        delays = [backoff_delay(attempt, 0.5, 10.0, rng) for _ in range(200)]
+def test_backoff_has_full_jitter_a_cap_and_honours_retry_after() -> None:
+    import httpx
+    from tenacity import RetryCallState
+
+    class RateLimited(Exception):
+        def __init__(self, wait: str) -> None:
+            self.response = httpx.Response(429, headers={"Retry-After": wait})
+
+    wait = backoff_wait(0.5, 10.0)
+    for attempt, bound in [(1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0), (7, 10.0), (21, 10.0)]:
+        state = RetryCallState(None, None, (), {})
+        state.attempt_number = attempt
+        state.set_exception((ValueError, ValueError("flaky"), None))
+        delays = [wait(state) for _ in range(200)]
         assert all(0 <= d <= bound for d in delays)
         assert max(delays) > bound / 2  # full jitter uses the whole range
+    state = RetryCallState(None, None, (), {})
+    state.set_exception((RateLimited, RateLimited("7"), None))
+    assert wait(state) >= 7.0  # the server's Retry-After wins over a shorter jitter
+    assert retry_after(RateLimited("Wed, 21 Oct 2026 07:28:00 GMT")) is None
 
 
 def test_which_errors_are_retried() -> None:
