@@ -110,6 +110,12 @@ def dashboard_command(
 ) -> None:
     """Serve the live dashboard (read-only) over an arena database; Ctrl-C stops it."""
     require_streamlit()
+    script = app_script()
+    if not script.is_file():
+        raise DashboardError(
+            f"The dashboard app is missing ({script}): this installation of xent-arena is "
+            f"incomplete. Reinstall it: pip install --force-reinstall '{EXTRA}'"
+        )
     url = db or default_db_url()
     if upgrade:
         Store.open(url).close()
