@@ -219,7 +219,7 @@ def test_the_live_page_follows_a_run_in_another_process_without_reloading(
         while child.poll() is None and time.monotonic() < deadline:
             seen += [done for done, total in _finished(watched) if total == 12]
             watched.page.wait_for_timeout(300)
-        out, err = child.communicate(timeout=60)
+        _, err = child.communicate(timeout=60)
     finally:
         if child.poll() is None:
             child.kill()
