@@ -41,14 +41,20 @@ SETTLE_LIMIT_MS = 60_000
 # probes, not errors of the app.
 STREAMLIT_PROBE = re.compile(r"/[^/]+/_stcore/(health|host-config)$")
 NAV_LINKS = '[data-testid="stSidebarNavLink"], [data-testid="stTopNavLink"]'
-# The script run is over, the websocket connected, no "Running..." widget.
+# The script run is over (Streamlit marks its app root with the run's state), the websocket
+# is connected, no skeleton or "running" icon is left, and charts and tables have drawn.
 SETTLED = """() => {
     const app = document.querySelector('[data-testid="stApp"]');
     if (!app) return false;
-    const state = app.getAttribute('data-test-script-state');
-    const connection = app.getAttribute('data-test-connection-state');
-    if (state === 'running' || (connection && connection !== 'CONNECTED')) return false;
-    if (document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]')) return false;
+    if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+    if (app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+    const pending = '[data-testid="stAppSkeleton"], [data-testid="stSkeleton"], '
+        + '[data-testid="stStatusWidgetRunningIcon"]';
+    if (document.querySelector(pending)) return false;
+    const drawn = (selector) => Array.from(document.querySelectorAll(selector))
+        .every(e => e.querySelector('canvas, svg'));
+    if (!drawn('[data-testid="stVegaLiteChart"], .vega-embed')) return false;
+    if (!drawn('[data-testid="stDataFrame"]')) return false;
     const main = document.querySelector('[data-testid="stMainBlockContainer"]');
     return !!main && main.querySelectorAll('[data-testid="stElementContainer"]').length > 0;
 }"""
