@@ -101,7 +101,7 @@ def build(path: Path, matches: int) -> dict[str, float]:
     (directory / "replay_game.xgl").write_text(REPLAY_GAME, encoding="utf-8")
     replay_file = directory / "replay.toml"
     replay_file.write_text(REPLAY_TOURNAMENT, encoding="utf-8")
-    from tournaments.cli import run_file
+    from tournaments.run_config import run_file
 
     db = sqlite_url(path)
     asyncio.run(run_file(replay_file, db=db))

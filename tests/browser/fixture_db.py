@@ -8,8 +8,8 @@ from pathlib import Path
 
 from arena.storage import Store, sqlite_url
 from tests.tournaments import arena_fixtures as fx
-from tournaments.cli import run_file
-from tournaments.ratings_service import store_snapshot
+from tournaments.ratings.service import store_snapshot
+from tournaments.run_config import run_file
 
 HTML_MOVE = "<img src=x onerror=alert(1)>"
 LINK_MOVE = "see [click me](https://evil.example/)"
