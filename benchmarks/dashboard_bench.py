@@ -203,6 +203,7 @@ def measure(db: str) -> list[tuple[str, float]]:
     from streamlit.testing.v1 import AppTest
 
     os.environ["XENT_ARENA_DB"] = db
+    sys.argv = [str(APP)]  # the app reads `--db` from the arguments: not this script's
 
     def app(params: dict[str, str]) -> AppTest:
         at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S)
@@ -218,32 +219,42 @@ def measure(db: str) -> list[tuple[str, float]]:
             raise SystemExit(f"{label}: the page raised {[e.value for e in at.exception]}")
         return seconds
 
+    match = _replay_match(db)
+    pages = (
+        ("leaderboard", "views/leaderboard.py", {"tournament": TOURNAMENT}, "Leaderboard", "agent-11"),
+        ("xent_measure", "views/xent_measure.py", {"tournament": TOURNAMENT}, "Xent measure", "agent-11"),
+        ("replay (10 rounds)", "views/replay.py", {"tournament": "replay", "match": str(match)},
+         "Replay", "elicit_response"),
+    )
+
+    def opened(page: str, params: dict[str, str]) -> AppTest:
+        at = app(params)
+        at.run()  # the entry page first, as a browser opening the link does
+        at.switch_page(page)
+        return at
+
+    def check(at: AppTest, title: str, needle: str) -> None:
+        """The page really rendered its data (not an empty or error state)."""
+        titles = [t.value for t in at.title]
+        shown = " ".join(d.value.to_string() for d in at.dataframe)
+        if title not in titles or needle not in shown:
+            raise SystemExit(f"{title}: the page did not show its data (titles {titles})")
+
     # Imports (Streamlit, pandas, Altair, the app's modules) are paid once per server
     # process, not per page view: one untimed pass over the pages first.
-    match = _replay_match(db)
-    pages = (("leaderboard", "views/leaderboard.py"), ("xent_measure", "views/xent_measure.py"))
-    for page, params in ((p, {"tournament": TOURNAMENT}) for _, p in pages):
-        at = app(params)
-        at.switch_page(page)
+    for _, page, params, title, needle in pages:
+        at = opened(page, params)
         at.run()
-    at = app({"tournament": "replay", "match": str(match)})
-    at.switch_page("views/replay.py")
-    at.run()
+        check(at, title, needle)
 
     results = []
-    for name, page in pages:
+    for name, page, params, title, needle in pages:
+        at = opened(page, params)
         st.cache_data.clear()
         st.cache_resource.clear()
-        at = app({"tournament": TOURNAMENT})
-        at.switch_page(page)
         results.append((f"{name} cold", timed(at, name)))
+        check(at, title, needle)
         results.append((f"{name} warm", timed(at, name)))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    at = app({"tournament": "replay", "match": str(match)})
-    at.switch_page("views/replay.py")
-    results.append(("replay (10 rounds) cold", timed(at, "replay")))
-    results.append(("replay (10 rounds) warm", timed(at, "replay")))
     return results
 
 
