@@ -164,8 +164,9 @@ class Evaluator:
         if isinstance(expr, ast.Name):
             if expr.id not in self.env.registers:
                 raise self.fail(f"Unknown register '{expr.id}'.")
-            value = self.env.registers[expr.id]
-            return list(value) if isinstance(value, list) else value
+            # Shared, not copied: values are never changed in place (assign stores a copy),
+            # and a line naming a long list a thousand times must not copy it a thousand times.
+            return self.env.registers[expr.id]
         if isinstance(expr, ast.ListLit):
             return [(await self.text(item)).text for item in expr.items]
         if isinstance(expr, ast.BinOp):

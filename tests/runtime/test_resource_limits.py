@@ -164,6 +164,19 @@ async def test_a_huge_move_is_cut_before_the_judge_tokenises_it(judge: NgramJudg
     assert peak < 32 * MiB
 
 
+async def test_naming_a_long_list_many_times_on_one_line_copies_nothing(
+    judge: NgramJudge,
+) -> None:
+    many = ", ".join(["len(l) > 0"] * 800)  # 9,598 characters: within the line limit
+    source = (
+        'elicit(t, 5)\nassign(l=["ab"])\nbeacon(flag_1)\nassign(l=l+l)\nreplay(flag_1, 15)\n'
+        f"ensure({many})\n"
+    )
+    result, peak = await peak_bytes(run_game(source, {"black": ListPlayer(["x"])}, judge))
+    assert result.error is None
+    assert peak < 64 * MiB  # 800 copies of a 65,536-item list would take 420 MB
+
+
 async def test_the_defaults_leave_an_ordinary_game_alone(judge: NgramJudge) -> None:
     source = (
         'assign(s=story(), l=["a", "b"])\nbeacon(flag_1)\nelicit(t, 10)\n'
