@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 import typer
 
 from arena.console import run_app
+from arena.listing import printable, text_table
 from arena.storage import Store, StoredMatch
 from arena.storage.queries import stored_matches, tournament_names
 from tournaments.run_config import run_file
@@ -73,6 +74,15 @@ def run_command(
         raise typer.Exit(1)
 
 
+MATCH_HEADER = ("match", "game", "map", "status", "seats (role=participant:best score)", "error")
+
+
+def _short_key(key: str) -> str:
+    """Enough of a match key to tell matches apart (``import:`` keys keep their prefix)."""
+    prefix, _, digest = key.rpartition(":")
+    return f"{prefix}:{digest[:12]}" if prefix else key[:12]
+
+
 def _seats(match: StoredMatch) -> str:
     parts = []
     for seat in match.seats:
@@ -101,9 +111,16 @@ def matches_command(
             raise UnknownNameError("tournament", tournament, tournament_names(store.engine))
     finally:
         store.close()
-    for m in found:
-        line = f"{m.key[:12]}  {m.game}@{m.game_version} map {m.map_index}  {m.status:5}  "
-        typer.echo(line + _seats(m) + (f"  error: {m.error}" if m.error else ""))
+    if not found:
+        typer.echo(f"No {status or 'stored'} matches in tournament '{printable(tournament)}'.")
+        return
+    rows = [
+        (_short_key(m.key), f"{m.game}@{m.game_version}", m.map_index, m.status, _seats(m),
+         m.error or "")
+        for m in found
+    ]
+    for line in text_table(MATCH_HEADER, rows, right={2}):
+        typer.echo(line)
 
 
 def main(argv: list[str] | None = None) -> None:

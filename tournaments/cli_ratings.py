@@ -19,19 +19,15 @@ from arena.storage import Store
 from tournaments.exchange.export import ExportFormat, export
 from tournaments.exchange.importers import ImportFormat, OutcomeRule, import_parsed, parse_file
 from tournaments.ratings.bradley_terry import DEFAULT_PRIOR
+from tournaments.ratings.leaderboard_text import render_leaderboard
 from tournaments.ratings.service import (
     NormalisedReport,
-    RatingInputs,
     RatingOptions,
     Scale,
-    comparisons,
     compute_ratings,
     load_inputs,
     normalised_scores,
-    online_elo,
-    resolved_point,
     store_snapshot,
-    uninformative,
 )
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
@@ -83,47 +79,6 @@ def _open(db: str | None, *, create: bool = False) -> Store:
 # ------------------------------------------------------------------------------ ratings
 
 
-def _fmt(value: float, scale: str) -> str:
-    return f"{value:+.2f}" if scale == "log" else f"{value:.0f}"
-
-
-def render_ratings(inputs: RatingInputs, options: RatingOptions, rows: Sequence[Any]) -> str:
-    """The leaderboard as text: a header saying how it was computed, then one line each."""
-    data = comparisons(inputs)
-    point = resolved_point(inputs, options).replace("_", " ")
-    scale = "natural-log scale, mean 0" if options.scale == "log" else "Elo scale, mean 1000"
-    lines = [
-        f"{', '.join(inputs.tournaments)}: {len(inputs.records)} matches, "
-        f"{data.n_comparisons} comparisons, {len(rows)} participants",
-        f"Bradley–Terry ({scale}), point = {point}; {options.confidence:.0%} intervals from "
-        f"{options.n_resamples} match resamples (games weighted equally), seed {options.seed}",
-        "",
-    ]
-    elo = online_elo(inputs)
-    table = [("rank", "participant", "rating", "interval", "comparisons", "live Elo")]
-    for r in rows:
-        ranks = f"{r['rank_low']}" + (
-            f"-{r['rank_high']}" if r["rank_high"] != r["rank_low"] else ""
-        )
-        table.append(
-            (
-                ranks, r["participant"], _fmt(r["rating"], options.scale),
-                f"[{_fmt(r['ci_low'], options.scale)}, {_fmt(r['ci_high'], options.scale)}]",
-                f"{r['n_comparisons']}{' *' if r['provisional'] else ''}",
-                f"{elo.get(r['participant'], float('nan')):.0f}",
-            )
-        )
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    for row in table:
-        cells = (cell.ljust(w) for cell, w in zip(row, widths, strict=True))
-        lines.append("  ".join(cells).rstrip())
-    if any(r["provisional"] for r in rows):
-        lines.append(f"* provisional: fewer than {options.min_comparisons} comparisons")
-    for role in uninformative(inputs):
-        lines.append(f"note: {role.note}")
-    return "\n".join(lines)
-
-
 @app.command("ratings")
 def ratings_command(
     tournament: TournamentsOption,
@@ -161,19 +116,10 @@ def ratings_command(
     finally:
         store.close()
     board = compute_ratings(inputs, options)
-    rows = board.as_dicts()
     if as_json:
-        typer.echo(json.dumps(rows, indent=2))
+        typer.echo(json.dumps(board.as_dicts(), indent=2))
         return
-    if not rows:
-        typer.echo(f"{', '.join(inputs.tournaments)}: no finished match to rate yet.")
-        return
-    typer.echo(render_ratings(inputs, options, rows))
-    if board.role_effects:
-        unit = "natural-log units" if scale == "log" else "Elo points"
-        typer.echo(f"\nrole effects ({unit}):")
-        for role, value in sorted(board.role_effects.items()):
-            typer.echo(f"  {role}: {value:+.2f}")
+    typer.echo(render_leaderboard(inputs, options, board))
 
 
 # ------------------------------------------------------------------------------ scores

@@ -16,7 +16,7 @@ import shlex
 import sys
 import time
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any
@@ -77,22 +77,6 @@ def demo_config(
     return parse_tournament(data, f"the demo tournament ({DEMO_RESOURCE})")
 
 
-def format_leaderboard(rows: Sequence[Mapping[str, Any]], title: str) -> str:
-    """A plain-text leaderboard table (ratings on the Elo scale, 95% intervals)."""
-    header = f"{'rank':>4}  {'participant':<14} {'rating':>7}  {'95% interval':<15} {'n':>4}"
-    lines = [title, header]
-    for i, row in enumerate(rows, start=1):
-        interval = f"[{row['ci_low']:.0f}, {row['ci_high']:.0f}]"
-        ranks = f"{row['rank_low']}-{row['rank_high']}"
-        lines.append(
-            f"{i:>4}  {row['participant']:<14} {row['rating']:>7.0f}  {interval:<15} "
-            f"{row['n_comparisons']:>4}  (rank {ranks})"
-        )
-    if not rows:
-        lines.append("   (no finished matches to rate)")
-    return "\n".join(lines)
-
-
 def dashboard_hint(db: str) -> str:
     """The exact command that opens the dashboard on the demo's database (and how to get
     Streamlit when it is missing)."""
@@ -113,7 +97,7 @@ async def run_demo(
     progress: bool = False,
 ) -> str:
     """Play the demo into `db`; returns the report: counts, leaderboard, where to look."""
-    from tournaments.ratings.service import rating_rows
+    from tournaments.ratings.leaderboard_text import leaderboard_text
     from tournaments.run_config import play_config
 
     started = time.perf_counter()
@@ -123,7 +107,7 @@ async def run_demo(
             config, store, registry, concurrency=concurrency, progress=progress,
             source="the demo tournament",
         )
-        rows = await asyncio.to_thread(rating_rows, store.engine, [config.name])
+        board = await asyncio.to_thread(leaderboard_text, store.engine, [config.name])
     finally:
         store.close()
     wall = time.perf_counter() - started
@@ -133,8 +117,7 @@ async def run_demo(
         f"stored ({summary.errors} error(s)) in {wall:.0f}s; judge {config.judge}; "
         f"games {games}",
         "",
-        format_leaderboard(rows, f"Leaderboard of '{config.name}' (Bradley-Terry, Elo scale)"),
-        *(f"note: {note}" for note in summary.notes),
+        board,
         "",
         f"Matches: arena matches --tournament {config.name} --db {db}",
         dashboard_hint(db),

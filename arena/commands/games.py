@@ -19,6 +19,7 @@ from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.smoke import CheckReport, check_game, static_failure
 from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.errors import ConfigError, GameSyntaxError
+from arena.listing import rich_cell
 from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, load_entry, load_game_ref
 from arena.protocols.judge import Judge
 from arena.registry import Registry
@@ -224,8 +225,8 @@ def register(app: typer.Typer) -> None:
             table.add_column(column, overflow="fold")
         for row in rows:
             table.add_row(
-                row["name"], row["version"], row["dialect"], ", ".join(row["players"]),
-                row["title"],
+                *(rich_cell(cell) for cell in (row["name"], row["version"], row["dialect"],
+                                               ", ".join(row["players"]), row["title"]))
             )
         Console(width=160).print(table)
 

@@ -13,7 +13,9 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from arena.listing import printable, rich_cell
 from arena.plugin_manager import ALLOW_ENV
 from arena.registry import PluginInfo, Registry, command_names
 
@@ -27,13 +29,13 @@ def report(registry: Registry) -> dict[str, Any]:
     }
 
 
-def _provides(info: PluginInfo) -> str:
+def _provides(info: PluginInfo) -> Text:
     kinds = (
         ("players", info.players), ("judges", info.judges), ("games", info.games),
         ("story sources", info.story_sources), ("commands", info.commands),
     )
-    lines = [f"{kind}: {', '.join(names)}" for kind, names in kinds if names]
-    return "\n".join(lines) or "-"
+    lines = [printable(f"{kind}: {', '.join(names)}") for kind, names in kinds if names]
+    return Text("\n".join(lines) or "-")
 
 
 def render(registry: Registry, console: Console) -> None:
@@ -44,7 +46,8 @@ def render(registry: Registry, console: Console) -> None:
     table.add_column("version", no_wrap=True)
     table.add_column("provides", overflow="fold")
     for info in registry.plugins():
-        table.add_row(info.name, info.dist or "-", info.version or "-", _provides(info))
+        table.add_row(rich_cell(info.name), rich_cell(info.dist or "-"),
+                      rich_cell(info.version or "-"), _provides(info))
     console.print(table)
     failures = registry.failures()
     if failures:
@@ -52,12 +55,12 @@ def render(registry: Registry, console: Console) -> None:
         for column in ("plugin", "distribution", "version", "error"):
             errors.add_column(column, overflow="fold")
         for failure in failures:
-            errors.add_row(failure.name, failure.dist or "-", failure.version or "-",
-                           failure.error)
+            errors.add_row(rich_cell(failure.name), rich_cell(failure.dist or "-"),
+                           rich_cell(failure.version or "-"), rich_cell(failure.error))
         console.print(errors)
     skipped = registry.skipped()
     if skipped:
-        console.print(f"Not loaded (not in {ALLOW_ENV}): {', '.join(skipped)}")
+        console.print(rich_cell(f"Not loaded (not in {ALLOW_ENV}): {', '.join(skipped)}"))
 
 
 def register(app: typer.Typer, registry_factory: Callable[[], Registry] = Registry.load) -> None:

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from arena.console import run_app
+from arena.listing import text_table
 from arena.storage import Store
 from tournaments.cli import DbOption
 from tournaments.recurring.schedules import SeedPolicy
@@ -76,6 +77,9 @@ def _when(moment: datetime | None) -> str:
     return _aware(moment).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
+SCHEDULE_HEADER = ("schedule", "when", "tournament file", "last run", "next run", "now")
+
+
 @schedule_app.command("list")
 def list_command(db: DbOption = None) -> None:
     """List the schedules with their last run and next run times."""
@@ -93,15 +97,16 @@ def list_command(db: DbOption = None) -> None:
         typer.echo("No schedules. Add one with `arena schedule add FILE --cron '0 3 * * *'`.")
         return
     now = datetime.now(UTC)
+    rows = []
     for s in found:
         runs = last[s.name]
         latest = f"{runs[0].status} at {_when(runs[0].started_at)}" if runs else "never run"
         upcoming = _when(next_run_time(s, now)) if s.enabled else "disabled"
         running = s.lease_owner and s.lease_until and _aware(s.lease_until) > now
-        typer.echo(
-            f"{s.name}  {describe_trigger(s)}  {s.tournament_file}  last: {latest}  "
-            f"next: {upcoming}" + (f"  running now in {s.lease_owner}" if running else "")
-        )
+        rows.append((s.name, describe_trigger(s), s.tournament_file, latest, upcoming,
+                     f"running in {s.lease_owner}" if running else ""))
+    for line in text_table(SCHEDULE_HEADER, rows):
+        typer.echo(line)
 
 
 @schedule_app.command("remove")
