@@ -33,11 +33,11 @@ def forest_plot(board: pd.DataFrame, unit: str) -> AnyChart:
         x2="ci_high:Q",
     )
     point = base.mark_point(size=80, filled=True).encode(
-        x="rating:Q",
+        x=alt.X("rating:Q", scale=alt.Scale(zero=False)),
         fill=alt.condition("datum.provisional", alt.value("white"), alt.value("#1f77b4")),
         stroke=alt.value("#1f77b4"),
     )
-    return (rule + point).properties(height=max(60, 28 * len(order)))
+    return (rule + point).properties(height=alt.Step(28))
 
 
 def pair_matrix(frame: pd.DataFrame, value: str, title: str, fmt: str = ".2f") -> AnyChart:
@@ -160,7 +160,12 @@ def token_heatmap(frame: pd.DataFrame, facet: bool = False) -> AnyChart:
     rect = base.mark_rect(stroke="white").encode(
         color=alt.Color("bits:Q", scale=alt.Scale(scheme=HEAT_SCHEME), title="bits")
     )
-    text = base.mark_text(fontSize=_FONT, limit=60).encode(text="token:N")
+    dark = float(frame["bits"].min() + 0.6 * (frame["bits"].max() - frame["bits"].min())) \
+        if len(frame) else 0.0
+    text = base.mark_text(fontSize=_FONT, limit=60).encode(
+        text="token:N",  # dark cells get light text
+        color=alt.condition(f"datum.bits > {dark!r}", alt.value("white"), alt.value("black")),
+    )
     layered = (rect + text).properties(width=TOKENS_PER_ROW * 64, height=alt.Step(22))
     if facet:
         return layered.facet(row=alt.Row("label:N", title=None))

@@ -29,6 +29,7 @@ def test_token_heatmap_keeps_tokens_as_data_and_bits_as_colour() -> None:
     rect, text = spec["layer"]
     assert rect["mark"]["type"] == "rect" and rect["encoding"]["color"]["field"] == "bits"
     assert text["mark"]["type"] == "text" and text["encoding"]["text"]["field"] == "token"
+    assert text["encoding"]["color"]["condition"]["test"].startswith("datum.bits > ")
     assert {"field": "bits", "type": "quantitative", "format": ".3f"} in \
         rect["encoding"]["tooltip"]
     faceted = charts.token_heatmap(frame, facet=True).to_dict()
@@ -46,6 +47,7 @@ def test_forest_plot_orders_by_rating_and_draws_intervals() -> None:
         "ci_high"
     assert rule["encoding"]["y"]["sort"] == ["a", "b"]
     assert point["encoding"]["fill"]["condition"]["test"] == "datum.provisional"
+    assert spec["height"] == {"step": 28}  # one band per participant, however many
 
 
 def test_other_charts_encode_their_columns() -> None:
