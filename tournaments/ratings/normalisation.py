@@ -72,16 +72,19 @@ def _rounds(seat: SeatRecord) -> tuple[float | None, ...]:
 
 
 def forfeit_values(
-    records: Iterable[MatchRecord], level: Literal["round", "match"] = "match"
+    records: Iterable[MatchRecord],
+    level: Literal["round", "match"] = "match",
+    plays: Mapping[MapKey, list[_Play]] | None = None,
 ) -> dict[MapKey, float]:
     """Per (game, role, map): worst non-forfeited score minus one bit (maps with no numeric
-    score are absent). ``level`` picks round scores or match scores."""
+    score are absent). ``level`` picks round scores or match scores; ``plays`` (from
+    `_plays(records)`) saves grouping the records again."""
     out: dict[MapKey, float] = {}
-    for key, plays in _plays(records).items():
+    for key, on_map in (_plays(records) if plays is None else plays).items():
         if level == "match":
-            values = [p.seat.score for p in plays if not p.seat.forfeit]
+            values = [p.seat.score for p in on_map if not p.seat.forfeit]
         else:
-            values = [v for p in plays for v in _rounds(p.seat)]
+            values = [v for p in on_map for v in _rounds(p.seat)]
         floor = forfeit_floor(values)
         if floor is not None:
             out[key] = floor
@@ -99,7 +102,7 @@ def arms_curves(
     among the first k rounds. ``horizon`` K defaults to the most rounds recorded in the cell."""
     recs = list(records)
     plays = _plays(recs)
-    fallback = forfeit_values(recs, "round")
+    fallback = forfeit_values(recs, "round", plays)
     cells: dict[Cell, list[str]] = defaultdict(list)
     for game, role, map_id in plays:
         if (game, role, map_id) in fallback:
@@ -108,12 +111,16 @@ def arms_curves(
     for cell, maps in sorted(cells.items()):
         k_max = horizon or max(len(_rounds(p.seat)) for m in maps for p in plays[(*cell, m)])
         participants = sorted({p.participant for m in maps for p in plays[(*cell, m)]})
+        seats_of: dict[tuple[str, str], list[SeatRecord]] = defaultdict(list)  # (name, map)
+        for m in maps:
+            for p in plays[(*cell, m)]:
+                seats_of[(p.participant, m)].append(p.seat)
         curves: dict[str, FloatArray] = {}
         for name in participants:
             per_map = []
             for m in sorted(maps):
                 worst = fallback[(*cell, m)]
-                mine = [p.seat for p in plays[(*cell, m)] if p.participant == name]
+                mine = seats_of.get((name, m), [])
                 if not mine:
                     per_map.append(np.full(k_max, worst))
                     continue
@@ -214,7 +221,7 @@ def reference_normalisation(records: Iterable[MatchRecord]) -> ReferenceScores:
     value (module docstring); maps whose best score is 0 or that nobody scored are skipped."""
     recs = list(records)
     plays = _plays(recs)
-    worst = forfeit_values(recs, "match")
+    worst = forfeit_values(recs, "match", plays)
     skipped: list[MapKey] = []
     maps_of: dict[str, list[MapKey]] = defaultdict(list)
     games_of: dict[str, set[str]] = defaultdict(set)

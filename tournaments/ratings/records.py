@@ -10,6 +10,7 @@ round score, SCORING.md section 1), its per-round scores and a forfeit flag.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -92,9 +93,10 @@ class MatchRecord:
                 "mode='head_to_head'."
             )
 
-    @property
+    @functools.cached_property
     def players(self) -> tuple[SeatRecord, ...]:
-        """The seats played by rated participants (not NPCs)."""
+        """The seats played by rated participants (not NPCs); computed once (normalisation
+        asks for it per match many times over)."""
         return tuple(s for s in self.seats if not s.npc)
 
     @property
