@@ -158,3 +158,24 @@ def test_matches_link_each_row_to_its_replay(open_app: OpenApp) -> None:
     table = at.dataframe[0].value
     for match, link in zip(table["match"], table["replay"], strict=True):
         assert link.startswith(f"replay?tournament=nightly&snapshot=2&game=hidden&match={match}")
+
+
+def test_playability_follows_the_games_filter(open_app: OpenApp) -> None:
+    at = open_app("views/playability.py", {"tournament": "nightly"})
+    no_exception(at)
+    cells = at.selectbox(key="p_cell").options
+    assert cells == ["condense / black", "hidden / alice", "hidden / bob", "zerosum / black",
+                     "zerosum / white"]
+    assert at.dataframe[0].value.index.name == "round"
+    at.multiselect(key="f_games").set_value(["condense"]).run()
+    no_exception(at)
+    assert at.selectbox(key="p_cell").options == ["condense / black"]
+
+
+def test_games_and_ratings_pages_follow_the_tournament(open_app: OpenApp) -> None:
+    at = open_app("views/games.py", {"tournament": "duel-cup"})
+    assert list(at.dataframe[0].value["name"]) == ["zerosum"]
+    at = open_app("views/ratings_over_time.py", {"tournament": "nightly"})
+    at.multiselect(key="h_people").set_value(["beta"]).run()
+    no_exception(at)
+    assert set(at.dataframe[-1].value["participant"]) == {"beta"}
