@@ -42,6 +42,7 @@ from arena.protocols.player import (
     RoundMemory,
 )
 from arena.protocols.story import StoryRequest, StorySource
+from arena.spec_params import Param, SpecParams
 from arena.specs import Spec, parse_spec
 
 __version__ = "0.1.0"
@@ -61,6 +62,7 @@ __all__ = [
     "JudgeError",
     "JudgeInfo",
     "MoveRequest",
+    "Param",
     "Player",
     "PlayerContext",
     "PlayerEntry",
@@ -71,6 +73,7 @@ __all__ = [
     "RoundMemory",
     "ScoreRequest",
     "Spec",
+    "SpecParams",
     "StoryRequest",
     "StorySource",
     "StorySourceEntry",

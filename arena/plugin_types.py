@@ -16,6 +16,7 @@ from arena.lang.header import dialect_of, read_header
 from arena.protocols.judge import Judge
 from arena.protocols.player import Player
 from arena.protocols.story import StorySource
+from arena.spec_params import SpecParams
 from arena.specs import NAME_RE, Spec
 
 
@@ -63,6 +64,9 @@ class PlayerEntry:
         check: validates a spec's arg and parameters without building anything, raising
             `ConfigError` like the factory would; tournament files are checked with it
             before anything runs (None: the spec is only checked when a match builds it).
+        params: the declared ':' argument and parameters (`arena.spec_params`); the registry
+            validates every spec against them before `check` or the factory, and
+            `arena plugins` shows their docs (`params_doc` is for undeclared entries).
     """
 
     name: str
@@ -70,6 +74,7 @@ class PlayerEntry:
     description: str = ""
     params_doc: str = ""
     check: SpecCheck | None = None
+    params: SpecParams | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,7 @@ class JudgeEntry:
     description: str = ""
     params_doc: str = ""
     check: SpecCheck | None = None
+    params: SpecParams | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,7 @@ class StorySourceEntry:
     factory: StorySourceFactory
     description: str = ""
     params_doc: str = ""
+    params: SpecParams | None = None
 
 
 @dataclass(frozen=True)

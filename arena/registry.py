@@ -37,6 +37,7 @@ from arena.plugin_types import (
 from arena.protocols.judge import Judge
 from arena.protocols.player import Player
 from arena.protocols.story import StorySource
+from arena.spec_params import SpecParams
 from arena.specs import Spec, parse_spec
 
 if TYPE_CHECKING:
@@ -266,6 +267,7 @@ class Registry:
         """Build a player for one seat from its spec, e.g. ``random?words=5``."""
         parsed = _as_spec(spec)
         plugin, entry = _lookup(self._players, "player", parsed.name)
+        _validate(entry.params, parsed, "player")
         context = ctx or PlayerContext()
         made = _build("player", plugin, parsed, lambda: entry.factory(parsed, context))
         if not isinstance(made, Player):
@@ -279,9 +281,11 @@ class Registry:
         parsed = _as_spec(spec)
         if kind == "player":
             plugin, player_entry = _lookup(self._players, kind, parsed.name)
+            _validate(player_entry.params, parsed, kind)
             check = player_entry.check
         else:
             plugin, judge_entry = _lookup(self._judges, kind, parsed.name)
+            _validate(judge_entry.params, parsed, kind)
             check = judge_entry.check
         if check is not None:
             _build(kind, plugin, parsed, lambda: check(parsed))
@@ -290,6 +294,7 @@ class Registry:
         """Build a judge from its spec, e.g. ``ngram?order=3``."""
         parsed = _as_spec(spec)
         plugin, entry = _lookup(self._judges, "judge", parsed.name)
+        _validate(entry.params, parsed, "judge")
         made = _build("judge", plugin, parsed, lambda: entry.factory(parsed))
         if not isinstance(made, Judge):
             raise _not_protocol("judge", plugin, parsed, made, "Judge")
@@ -299,6 +304,7 @@ class Registry:
         """Build a story source from its spec."""
         parsed = _as_spec(spec)
         plugin, entry = _lookup(self._sources, "story source", parsed.name)
+        _validate(entry.params, parsed, "story source")
         made = _build("story source", plugin, parsed, lambda: entry.factory(parsed, judge))
         if not isinstance(made, StorySource):
             raise _not_protocol("story source", plugin, parsed, made, "StorySource")
@@ -323,6 +329,12 @@ def command_names(app: typer.Typer, *, mounted: bool = True) -> list[str]:
 
 def _as_spec(spec: str | Spec) -> Spec:
     return spec if isinstance(spec, Spec) else parse_spec(spec)
+
+
+def _validate(params: SpecParams | None, spec: Spec, kind: str) -> None:
+    """Check `spec` against its entry's declared parameters, if it declares them."""
+    if params is not None:
+        params.validate(spec, kind)
 
 
 def _lookup(table: Mapping[str, tuple[str, E]], kind: str, name: str) -> tuple[str, E]:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from arena.hookspecs import hookimpl
 from arena.plugin_types import PlayerContext, PlayerEntry, PlayerFactory
+from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
 from players.hf_player import create_hf_player
 from players.hf_player import parse_settings as hf_settings
@@ -31,16 +32,22 @@ def arena_players() -> list[PlayerEntry]:
             "random",
             create_random_player,
             "Seeded random English words (a baseline).",
-            "words=<n> words per move (default: 1..max_len); seed=<int> extra seed",
             check=_by_building(create_random_player),
+            params=SpecParams(params=(
+                Param("words", "int", help="words per move (default: 1..max_len)", minimum=1),
+                Param("seed", "int", 0, "extra seed"),
+            )),
         ),
         PlayerEntry(
             "scripted",
             create_scripted_player,
             "Plays a fixed script of moves, one per register, cycling (for tests).",
-            "arg: move1|move2|... (<raise> fails, <none> returns None); per_round=1 "
-            "restarts the script each round",
             check=_by_building(create_scripted_player),
+            params=SpecParams(
+                arg="move1|move2|... (<raise> fails, <none> returns None)",
+                arg_required=True,
+                params=(Param("per_round", "bool", False, "restart the script each round"),),
+            ),
         ),
         PlayerEntry(
             "litellm",
@@ -63,16 +70,20 @@ def arena_players() -> list[PlayerEntry]:
             "search",
             create_search_player,
             "Judge-guided beam search over word sequences (a strong baseline).",
-            "budget=<n> simulations per move (default 64); beam=<n> (default 4); "
-            "seed=<int>; vocab=<w1,w2,...> extra candidate words",
             check=check_search_spec,
+            params=SpecParams(params=(
+                Param("budget", "int", 64, "simulations per move", minimum=1),
+                Param("beam", "int", 4, "candidates kept per generation", minimum=1),
+                Param("seed", "int", 0, "extra seed"),
+                Param("vocab", "str", help="extra candidate words, comma-separated"),
+            )),
         ),
         PlayerEntry(
             "human",
             create_human_player,
             "A person at the terminal: shows the request, reads one line per register.",
-            "code=0 hides the game code",
             check=_by_building(create_human_player),
+            params=SpecParams(params=(Param("code", "bool", True, "show the game code"),)),
         ),
         PlayerEntry(
             "remote",

@@ -20,9 +20,28 @@ from arena.plugin_manager import ALLOW_ENV
 from arena.registry import PluginInfo, Registry, command_names
 
 
-def report(registry: Registry) -> dict[str, Any]:
-    """The `arena plugins --json` document: plugins, failures, skipped entry points."""
+def spec_docs(registry: Registry) -> dict[str, dict[str, str]]:
+    """kind -> name -> what its spec takes: rendered from the declared parameters
+    (`arena.spec_params`), else the entry's free-text `params_doc`."""
+    entries: dict[str, dict[str, Any]] = {
+        "players": {n: registry.player_entry(n) for n in registry.player_names()},
+        "judges": {n: registry.judge_entry(n) for n in registry.judge_names()},
+        "story sources": {n: registry.story_source_entry(n) for n in registry.story_source_names()},
+    }
     return {
+        kind: {
+            name: entry.params.doc() if entry.params is not None else entry.params_doc
+            for name, entry in found.items()
+        }
+        for kind, found in entries.items()
+    }
+
+
+def report(registry: Registry) -> dict[str, Any]:
+    """The `arena plugins --json` document: plugins, failures, skipped entry points and
+    the spec parameters of every player, judge and story source."""
+    return {
+        "specs": spec_docs(registry),
         "plugins": [asdict(info) for info in registry.plugins()],
         "failures": [asdict(failure) for failure in registry.failures()],
         "skipped": registry.skipped(),
@@ -49,6 +68,13 @@ def render(registry: Registry, console: Console) -> None:
         table.add_row(rich_cell(info.name), rich_cell(info.dist or "-"),
                       rich_cell(info.version or "-"), _provides(info))
     console.print(table)
+    specs = Table(title="Spec parameters (name:arg?key=value&...)")
+    for column in ("kind", "name", "takes"):
+        specs.add_column(column, overflow="fold")
+    for kind, docs in spec_docs(registry).items():
+        for name, doc in docs.items():
+            specs.add_row(kind, name, doc or "-")
+    console.print(specs)
     failures = registry.failures()
     if failures:
         errors = Table(title="Plugin failures", title_style="bold red")

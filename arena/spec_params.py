@@ -1,0 +1,103 @@
+"""Declared spec parameters: a player, judge or story source says once which ':' argument and
+which `?key=value` parameters its spec takes (name, type, default, help).
+
+The registry validates a spec against the declaration before it calls the factory or the
+entry's `check` (so a tournament file is checked before it runs), and `arena plugins`
+renders the parameter docs from it. Factories then read values with `Spec.int_param` and
+friends, knowing they are well-formed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from arena.errors import ConfigError, did_you_mean
+from arena.specs import Spec
+
+ParamType = Literal["int", "float", "bool", "str"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One `?name=value` parameter.
+
+    Attributes:
+        name: the key, e.g. "words".
+        type: "int", "float", "bool" (1/true/yes/on, 0/false/no/off) or "str".
+        default: shown in the docs (None: no default, or computed by the factory).
+        help: one phrase for `arena plugins`.
+        minimum: for numbers, the smallest accepted value.
+    """
+
+    name: str
+    type: ParamType = "str"
+    default: object = None
+    help: str = ""
+    minimum: float | None = None
+
+    def check(self, spec: Spec, kind: str) -> None:
+        """Raise `ConfigError` when the spec's value does not fit the declared type."""
+        if self.type == "int":
+            least = None if self.minimum is None else int(self.minimum)
+            example = self.default if isinstance(self.default, int) else least or 1
+            spec.int_param(self.name, example, minimum=least)
+        elif self.type == "float":
+            number = self.default if isinstance(self.default, float | int) else 1.0
+            value = spec.float_param(self.name, float(number))
+            if self.minimum is not None and value < self.minimum:
+                raise ConfigError(
+                    f"Parameter '{self.name}' of {kind} '{spec.raw}' must be >= "
+                    f"{self.minimum:g}, got {value:g}."
+                )
+        elif self.type == "bool":
+            spec.bool_param(self.name, False)
+
+    def doc(self) -> str:
+        default = "" if self.default is None else f" (default {self.default})"
+        return f"{self.name}=<{self.type}> {self.help}{default}".replace("  ", " ").strip()
+
+
+@dataclass(frozen=True)
+class SpecParams:
+    """What a spec may contain: the ':' argument (None: none allowed) and the parameters."""
+
+    arg: str | None = None  # help for the ':' argument, e.g. "litellm model id"
+    params: tuple[Param, ...] = ()
+    arg_required: bool = False
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    def validate(self, spec: Spec, kind: str) -> None:
+        """Raise `ConfigError` naming the problem and the valid options when `spec` does not
+        fit: an argument where none is taken (or none where one is needed), an unknown
+        parameter, or a value of the wrong type."""
+        if spec.arg and self.arg is None:
+            raise ConfigError(
+                f"{kind.capitalize()} spec '{spec.raw}': '{spec.name}' takes no ':' argument. "
+                f"Write '{spec.name}'" + (f" with ?{self.names[0]}=..." if self.names else "")
+                + "."
+            )
+        if not spec.arg and self.arg_required:
+            raise ConfigError(
+                f"{kind.capitalize()} spec '{spec.raw}' needs a ':' argument ({self.arg}). "
+                f"Write e.g. {spec.name}:<value>."
+            )
+        for key in spec.params:
+            if key not in self.names:
+                hint = did_you_mean(key, self.names) if self.names else " It takes none."
+                raise ConfigError(
+                    f"Unknown parameter '{key}' for {kind} '{spec.raw}'.{hint} Remove it or "
+                    "use one of those."
+                )
+        for param in self.params:
+            if param.name in spec.params:
+                param.check(spec, kind)
+
+    def doc(self) -> str:
+        """One line for `arena plugins`: the argument, then each parameter."""
+        parts = [] if self.arg is None else [f"arg: {self.arg}"]
+        parts += [p.doc() for p in self.params]
+        return "; ".join(parts)
