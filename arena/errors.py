@@ -113,6 +113,16 @@ class ConfigError(ArenaError):
     """Bad configuration: a spec string, a tournament file, a CLI option."""
 
 
+class MissingExtraError(ConfigError):
+    """A feature needs a package that is not installed: one sentence naming the feature,
+    what is missing and the command that installs it (every "install the extra" error)."""
+
+    def __init__(self, feature: str, missing: str, install: str, also: str = "") -> None:
+        self.feature, self.missing, self.install = feature, missing, install
+        text = f"{feature} needs {missing}, which is not installed. Install it with: {install}"
+        super().__init__(text + (f" {also}" if also else ""))
+
+
 class PluginError(ArenaError):
     """A plugin failed to load or registered something invalid."""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from arena.errors import ConfigError, JudgeError, did_you_mean
+from arena.errors import ConfigError, JudgeError, MissingExtraError, did_you_mean
 
 # Accepted dtype names -> canonical name ("auto": the checkpoint's own dtype).
 DTYPES: dict[str, str] = {
@@ -46,9 +46,8 @@ def require_torch() -> tuple[ModuleType, ModuleType]:
         import torch
         import transformers
     except ImportError as exc:
-        raise JudgeError(
-            f"The HF judge needs torch and transformers ({exc.name or exc} is missing). "
-            f"They are part of every install; reinstall with: {TORCH_INSTALL}"
+        raise MissingExtraError(
+            "The HF judge", f"torch and transformers ({exc.name or exc})", TORCH_INSTALL
         ) from None
     return torch, transformers
 

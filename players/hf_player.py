@@ -32,7 +32,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ConfigError, PlayerError
+from arena.errors import ConfigError, MissingExtraError, PlayerError
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.specs import Spec
@@ -110,9 +110,8 @@ def _require_torch() -> tuple[Any, Any]:
         import torch
         import transformers
     except ImportError:
-        raise ConfigError(
-            "The hf player needs torch and transformers. Install them with: "
-            "pip install 'xent-arena[torch]'."
+        raise MissingExtraError(
+            "The hf player", "torch and transformers", "pip install 'xent-arena[torch]'"
         ) from None
     return torch, transformers
 

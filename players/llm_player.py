@@ -47,7 +47,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from arena.errors import ConfigError, PermanentPlayerError, PlayerError
+from arena.errors import ConfigError, MissingExtraError, PermanentPlayerError, PlayerError
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.specs import Spec
@@ -162,8 +162,8 @@ def import_litellm() -> ModuleType:
     try:
         version = metadata.version("litellm")
     except metadata.PackageNotFoundError:
-        raise ConfigError(
-            "The litellm player needs litellm. Install it with: pip install 'xent-arena[llm]'."
+        raise MissingExtraError(
+            "The litellm player", "litellm", "pip install 'xent-arena[llm]'"
         ) from None
     if version in BAD_LITELLM_VERSIONS:
         raise ConfigError(

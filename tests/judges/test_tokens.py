@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.errors import ConfigError, JudgeError
+from arena.errors import ConfigError, MissingExtraError
 from judges.batching import padded_cost, plan_batches
 from judges.hf_load import canonical_dtype
 from judges.pieces import byte_level_alphabet, pieces_from_bytes, pieces_from_offsets
@@ -82,8 +82,9 @@ def test_missing_torch_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     from judges.hf import HFJudge
 
     monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` fail
-    with pytest.raises(JudgeError, match=r"pip install 'xent-arena\[torch\]'"):
+    with pytest.raises(MissingExtraError, match=r"Install it with: pip install torch==") as err:
         HFJudge.from_pretrained("gpt2")
+    assert err.value.feature == "The HF judge" and "torch" in err.value.missing
 
 
 def test_importing_the_judges_does_not_import_torch() -> None:

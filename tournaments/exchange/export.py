@@ -24,7 +24,7 @@ from typing import Any, Literal, get_args
 
 from sqlalchemy import Engine
 
-from arena.errors import ConfigError, did_you_mean
+from arena.errors import ConfigError, MissingExtraError, did_you_mean
 from arena.storage.imports import import_sources, map_labels
 from arena.storage.queries import stored_matches
 from tournaments.ratings.service import (
@@ -134,9 +134,9 @@ def require_pyarrow() -> None:
     try:
         import pyarrow  # noqa: F401
     except ImportError:
-        raise ConfigError(
-            "Parquet export needs pyarrow: pip install 'xent-arena[parquet]'. Or use "
-            "--format csv or --format json."
+        raise MissingExtraError(
+            "Parquet export", "pyarrow", "pip install 'xent-arena[parquet]'.",
+            also="Or use --format csv or --format json.",
         ) from None
 
 
