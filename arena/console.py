@@ -29,6 +29,7 @@ from typer.core import TyperGroup
 
 from arena.errors import ArenaError
 from arena.interrupts import sigterm_as_interrupt
+from arena.listing import printable, without_controls
 from arena.storage.engine import APP_NAME
 
 USAGE_ERROR = USER_ERROR = 2
@@ -107,7 +108,7 @@ def report_internal_error(error: BaseException) -> None:
         traceback.print_exception(error, file=sys.stderr)
     path = write_crash_log(error, sys.argv[1:])
     where = f"the traceback is in {path}" if path else "the traceback could not be logged"
-    summary = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+    summary = printable(f"{type(error).__name__}: {error}")[:300]
     typer.echo(
         f"internal error ({summary}): this is a bug in the arena, not in your input; "
         f"{where} — please report it.",
@@ -138,7 +139,7 @@ def console_errors(interrupted: str = DEFAULT_INTERRUPTED) -> Iterator[None]:
             report_internal_error(error)
             sys.exit(INTERNAL_ERROR)
         for user_error in errors:
-            typer.echo(f"error: {user_error}", err=True)
+            typer.echo(f"error: {without_controls(str(user_error))}", err=True)
         sys.exit(USER_ERROR)
 
 

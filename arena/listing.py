@@ -28,6 +28,17 @@ def printable(text: object) -> str:
     ).strip()
 
 
+def without_controls(text: str) -> str:
+    """`text` with its line structure kept (for multi-line messages such as a caret listing)
+    but every other control character removed."""
+    lines = str(text).replace("\r\n", "\n").split("\n")
+    return "\n".join("".join(ch for ch in line if _shown(ch)) for line in lines)
+
+
+def _shown(ch: str) -> bool:
+    return ch == "\t" or (ch not in _BIDI and unicodedata.category(ch) != "Cc")
+
+
 def text_table(
     header: Sequence[str], rows: Sequence[Sequence[object]], right: Collection[int] = ()
 ) -> list[str]:

@@ -35,6 +35,11 @@ def mistake() -> None:
     raise ExceptionGroup("two", [ConfigError("First mistake."), ConfigError("Second one.")])
 
 
+@app.command("hostile")
+def hostile() -> None:
+    raise ConfigError("Unknown participant 'eve\x1b[2J\u202e'.\n  2 | assign(x=eve)\n    |          ^")
+
+
 @pytest.fixture
 def log_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XENT_ARENA_LOG_DIR", str(tmp_path / "logs"))
@@ -101,3 +106,10 @@ def test_the_real_arena_program_logs_a_crash(tmp_path: Path) -> None:
     verbose = subprocess.run([sys.executable, "-c", script.replace("['boom']", "['--verbose', 'boom']")],
                              capture_output=True, text=True, env=env, timeout=120, check=False)
     assert verbose.returncode == INTERNAL_ERROR and "Traceback" in verbose.stderr
+
+
+def test_a_user_error_shows_no_control_characters_and_keeps_its_listing(log_dir: Path) -> None:
+    result = CliRunner().invoke(app, ["hostile"])
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        "error: Unknown participant 'eve[2J'.", "  2 | assign(x=eve)", "    |          ^"]
