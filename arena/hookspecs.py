@@ -29,7 +29,13 @@ if TYPE_CHECKING:
     import typer
 
     from arena.events import Event
-    from arena.plugin_types import GameEntry, JudgeEntry, PlayerEntry, StorySourceEntry
+    from arena.plugin_types import (
+        ExecutorEntry,
+        GameEntry,
+        JudgeEntry,
+        PlayerEntry,
+        StorySourceEntry,
+    )
 
 PROJECT_NAME = "xent_arena"
 
@@ -75,6 +81,15 @@ def arena_story_sources() -> list[StorySourceEntry]:  # type: ignore[empty-body]
     `StorySourceEntry.factory(spec, judge)` returns an object satisfying
     `arena.protocols.story.StorySource`; `judge` is the tournament's judge or None.
     The source must be a pure function of each request's seed.
+    """
+
+
+@hookspec
+def arena_executors() -> list[ExecutorEntry]:  # type: ignore[empty-body]
+    """Return the executors (engines that play a tournament's matches) this plugin provides.
+
+    A tournament picks one by name (`executor = "ray"` in its file, `arena run --executor`);
+    the built-in `local` and `ray` executors register through this hook too.
     """
 
 

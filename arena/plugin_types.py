@@ -40,6 +40,7 @@ PlayerFactory = Callable[[Spec, PlayerContext], Player]
 JudgeFactory = Callable[[Spec], Judge]
 StorySourceFactory = Callable[[Spec, Judge | None], StorySource]
 SpecCheck = Callable[[Spec], object]
+ExecutorFactory = Callable[[], object]
 
 
 def check_name(kind: str, name: object) -> str:
@@ -88,6 +89,18 @@ class JudgeEntry:
     params_doc: str = ""
     check: SpecCheck | None = None
     params: SpecParams | None = None
+
+
+@dataclass(frozen=True)
+class ExecutorEntry:
+    """An engine that plays a tournament's pending matches (`local`, `ray`, ...):
+    `factory()` returns an object with the `tournaments.executors.base.Executor` interface.
+    The factory imports its engine lazily and raises `ConfigError` naming what to install
+    when that engine is missing."""
+
+    name: str
+    factory: ExecutorFactory
+    description: str = ""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from arena.plugin_manager import (
     iter_hook_results,
 )
 from arena.plugin_types import (
+    ExecutorEntry,
     GameEntry,
     JudgeEntry,
     PlayerContext,
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["PluginFailure", "PluginInfo", "Registry"]
 
 FIX = "Install a plugin that provides it, or run `arena plugins` to see what is installed."
-E = TypeVar("E", PlayerEntry, JudgeEntry, GameEntry, StorySourceEntry)
+E = TypeVar("E", PlayerEntry, JudgeEntry, GameEntry, StorySourceEntry, ExecutorEntry)
 T = TypeVar("T")
 
 
@@ -62,6 +63,7 @@ class PluginInfo:
     games: tuple[str, ...] = ()
     story_sources: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
+    executors: tuple[str, ...] = ()
 
 
 @dataclass
@@ -71,6 +73,7 @@ class _Provided:
     games: list[str] = field(default_factory=list)
     story_sources: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
+    executors: list[str] = field(default_factory=list)
 
 
 class Registry:
@@ -83,6 +86,7 @@ class Registry:
         self._games: dict[str, tuple[str, GameEntry]] = {}
         self._sources: dict[str, tuple[str, StorySourceEntry]] = {}
         self._commands: dict[str, tuple[str, typer.Typer]] = {}
+        self._executors: dict[str, tuple[str, ExecutorEntry]] = {}
         self._provided: dict[str, _Provided] = {}
         self._failures: list[PluginFailure] = []
 
@@ -99,6 +103,7 @@ class Registry:
         reg._collect(
             "arena_story_sources", "story source", StorySourceEntry, reg._sources, "story_sources"
         )
+        reg._collect("arena_executors", "executor", ExecutorEntry, reg._executors, "executors")
         reg._collect_commands()
         return reg
 
@@ -206,6 +211,9 @@ class Registry:
     def command_names(self) -> list[str]:
         return sorted(self._commands)
 
+    def executor_names(self) -> list[str]:
+        return sorted(self._executors)
+
     def plugins(self) -> list[PluginInfo]:
         """Every registered plugin, in load order, with what it provides."""
         infos = []
@@ -215,6 +223,7 @@ class Registry:
                 PluginInfo(
                     name, dist, version, tuple(got.players), tuple(got.judges),
                     tuple(got.games), tuple(got.story_sources), tuple(got.commands),
+                    tuple(got.executors),
                 )
             )
         return infos
@@ -251,6 +260,9 @@ class Registry:
 
     def story_source_entry(self, name: str) -> StorySourceEntry:
         return _lookup(self._sources, "story source", name)[1]
+
+    def executor_entry(self, name: str) -> ExecutorEntry:
+        return _lookup(self._executors, "executor", name)[1]
 
     def game(self, name: str) -> GameEntry:
         return _lookup(self._games, "game", name)[1]

@@ -146,7 +146,7 @@ async def play_without_storage(prepared: PreparedTournament, registry: Registry)
     async def one(plan: MatchPlan) -> None:
         async with limit:
             game_map = maps[(plan.game, plan.map_index)]
-            await play_plan(plan, prepared.games[plan.game], game_map, 0, ctx)
+            await play_plan(plan, prepared.games[plan.game].game, game_map, 0, ctx)
 
     async with asyncio.TaskGroup() as group:
         for plan in prepared.plans:

@@ -35,6 +35,14 @@ def run_command(
         int | None, typer.Option(min=1, help="Matches in flight (overrides the file).")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+    executor: Annotated[
+        str | None,
+        typer.Option(help="Where matches run: local or ray (overrides the file's `executor`)."),
+    ] = None,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="Ray cluster to join, e.g. auto or ray://head:10001 (implies ray)."),
+    ] = None,
 ) -> None:
     """Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM
     stops it keeping every finished match."""
@@ -46,6 +54,8 @@ def run_command(
                 concurrency=concurrency,
                 progress=progress and sys.stderr.isatty(),
                 snapshot=True,
+                executor=executor,
+                ray_address=ray_address,
             )
         )
     except KeyboardInterrupt:

@@ -19,6 +19,11 @@ Example::
     global = 8               # matches in flight
     providers = { litellm = 4 }   # matches in flight per player kind (spec name)
 
+    executor = "local"       # or "ray" (pip install 'xent-arena[ray]'); `arena run --executor`
+    [ray]                    # only for executor = "ray" (docs/deployment.md)
+    address = "auto"         # the cluster to join; unset: a local one is started
+    max_in_flight = 64       # matches submitted at once (default: concurrency.global)
+
     [limits]                 # resource limits of every game (arena.lang.limits); defaults
     max_value_chars = 1000000 # the defaults suit every bundled game; raise one only if needed
 
@@ -139,6 +144,32 @@ class ConcurrencyConfig(_Strict):
         return value
 
 
+class RayConfig(_Strict):
+    """The `[ray]` table: used when `executor = "ray"` (see docs/deployment.md)."""
+
+    address: str | None = Field(
+        default=None, description="cluster to join, e.g. 'ray://head:10001' or 'auto'"
+    )
+    max_in_flight: int | None = Field(
+        default=None, ge=1, description="matches submitted at once (default: concurrency)"
+    )
+    judges: int | None = Field(
+        default=None, ge=1, description="judge actors (default: one per GPU, at least one)"
+    )
+    judge_gpus: float | None = Field(
+        default=None, ge=0, description="GPUs per judge actor (default: 1 if the cluster has any)"
+    )
+    judge_resources: dict[str, float] = Field(
+        default_factory=dict, description="custom resources each judge actor requires"
+    )
+    match_retries: int = Field(
+        default=3, ge=0, description="replays after a transient player error or a lost worker"
+    )
+    match_cpus: float = Field(
+        default=1.0, gt=0, description="CPUs each match task reserves (below 1: several per core)"
+    )
+
+
 NORMALISATIONS = ("catch-up", "narms", "reference")
 Normalisation = Literal["catch-up", "narms", "reference"]
 
@@ -175,6 +206,8 @@ class TournamentConfig(_Strict):
     instruction_budget: int = Field(default=10_000, ge=1)
     limits: ResourceLimits = Field(default_factory=ResourceLimits)
     concurrency: ConcurrencyConfig = Field(default_factory=ConcurrencyConfig)
+    executor: str = Field(default="local", description="'local' or 'ray' (or a plugin's)")
+    ray: RayConfig = Field(default_factory=RayConfig)
     participants: list[ParticipantConfig] = Field(min_length=1)
     games: list[GameConfig] = Field(min_length=1)
 
@@ -205,6 +238,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "participants": tuple(ParticipantConfig.model_fields),
     "concurrency": tuple(f.alias or n for n, f in ConcurrencyConfig.model_fields.items()),
     "limits": LIMIT_NAMES,
+    "ray": tuple(RayConfig.model_fields),
 }
 
 

@@ -18,11 +18,12 @@ import asyncio
 import contextlib
 import hashlib
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from arena import __version__
 from arena.events import Event
+from arena.match_setup import LoadedGame
 from arena.protocols.judge import Judge
 from arena.protocols.story import StorySource
 from arena.registry import Registry
@@ -48,6 +49,11 @@ from tournaments.match_task import EventHook, MatchContext, play_plan
 from tournaments.pairings import MatchPlan
 from tournaments.prepare import PreparedTournament
 from tournaments.progress import NoProgress, ProgressSink, judge_metrics
+
+# Plays one match (`play_plan` in this process; the Ray executor's runner in a Ray task).
+MatchRunner = Callable[
+    [MatchPlan, LoadedGame, GameMap, int, MatchContext], Awaitable[FinishedMatch]
+]
 
 
 @dataclass
@@ -213,11 +219,14 @@ async def run_tournament(
     concurrency: int | None = None,
     progress: ProgressSink | None = None,
     on_event: EventHook | None = None,
+    runner: MatchRunner = play_plan,
 ) -> RunSummary:
     """Play every match of `tournament` not yet stored as done; returns what happened.
 
     The judge is used as given (wrap it in a batching pool before, if wanted); it is not
-    closed here. `concurrency` overrides the file's global limit.
+    closed here. `concurrency` overrides the file's global limit. `runner` plays one match
+    (an executor's seam: the Ray executor plays it in a Ray task); whatever plays it, this
+    process alone writes to `store`.
     """
     config = tournament.config
     if store.read_only:  # the run_id of the summary is 0: no run was recorded
@@ -282,7 +291,7 @@ async def run_tournament(
                 game = tournament.games[plan.game]
                 live.match_started(plan)
                 try:
-                    match = await play_plan(plan, game, game_map, map_id, context)
+                    match = await runner(plan, game.game, game_map, map_id, context)
                 finally:
                     live.match_ended(plan.key)
             writer.submit(match)

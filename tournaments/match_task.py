@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from arena.events import Event
-from arena.match_setup import SeatSpec, build_match
+from arena.match_setup import LoadedGame, SeatSpec, build_match
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 from arena.runtime.maps import GameMap
@@ -21,7 +21,6 @@ from arena.storage.records import MATCH_DONE, MATCH_ERROR, FinishedMatch, SeatRe
 from arena.storage.tables import utcnow
 from tournaments.config_errors import redact
 from tournaments.pairings import MatchPlan
-from tournaments.prepare import PreparedGame
 
 EventHook = Callable[[Event, str], None]  # (event, match key)
 
@@ -42,9 +41,16 @@ class MatchContext:
 
 
 async def play_plan(
-    plan: MatchPlan, game: PreparedGame, game_map: GameMap, map_id: int, ctx: MatchContext
+    plan: MatchPlan,
+    game: LoadedGame,
+    game_map: GameMap,
+    map_id: int,
+    ctx: MatchContext,
+    *,
+    reraise: tuple[type[Exception], ...] = (),
 ) -> FinishedMatch:
-    """Play `plan` on its map; never raises except on cancellation."""
+    """Play `plan` on its map; never raises except on cancellation and the `reraise` kinds
+    of error (which a caller that retries matches wants to see)."""
     started = utcnow()
     result = MatchResult(events=[], scores={}, error=None)
     hook = ctx.on_event
@@ -53,7 +59,7 @@ async def play_plan(
     ]
     try:
         async with await build_match(
-            game.game,
+            game,
             seats,
             judge=ctx.judge,
             registry=ctx.registry,
@@ -66,11 +72,20 @@ async def play_plan(
             on_event=None if hook is None else (lambda event: hook(event, plan.key)),
         ) as match:
             result = await match.play(game_map)
+    except reraise:
+        raise
     except Exception as error:  # isolation: this match fails, the tournament goes on
         result = MatchResult(
             events=result.events, scores={}, error=f"{type(error).__name__}: {error}"
         )
     return _record(plan, result, map_id, ctx, started)
+
+
+def error_record(
+    plan: MatchPlan, error: str, map_id: int, ctx: MatchContext, started: datetime
+) -> FinishedMatch:
+    """The record of a match that could not be played at all (e.g. after its retries)."""
+    return _record(plan, MatchResult(events=[], scores={}, error=error), map_id, ctx, started)
 
 
 def _record(

@@ -12,9 +12,9 @@ from arena.registry import Registry
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
 from tournaments.config import TournamentConfig, load_tournament
-from tournaments.executor import RunSummary, run_tournament
+from tournaments.executor import RunSummary
+from tournaments.executors.base import create_executor
 from tournaments.prepare import PreparedTournament, prepare_tournament
-from tournaments.progress import ProgressSink, RichProgress, judge_metrics
 from tournaments.ratings.informative import uninformative_roles
 from tournaments.records_from_store import records_from_store
 
@@ -30,23 +30,30 @@ async def play_config(
     prepared: PreparedTournament | None = None,
 ) -> RunSummary:
     """Check `config` against `registry` (unless `prepared` is the result of that), then
-    play its pending matches into `store`."""
+    play its pending matches into `store` with the executor the config names."""
     if prepared is None:
         prepared = await asyncio.to_thread(prepare_tournament, config, registry, source)
-    judge = registry.create_judge(config.judge)
-    sink: ProgressSink | None = (
-        RichProgress(config.name, judge_metrics(judge)) if progress else None
+    executor = create_executor(registry, config.executor)
+    summary = await executor.run(
+        prepared, registry=registry, store=store, concurrency=concurrency, progress=progress
     )
-    try:
-        summary = await run_tournament(
-            prepared, registry=registry, judge=judge, store=store, concurrency=concurrency,
-            progress=sink,
-        )
-    finally:
-        await judge.aclose()
     notes = await asyncio.to_thread(run_notes, store, config.name)
     summary.notes = notes
     return summary
+
+
+def with_executor(
+    config: TournamentConfig, executor: str | None, ray_address: str | None
+) -> TournamentConfig:
+    """`config` with the command line's executor choices (None keeps the file's)."""
+    if ray_address is not None:
+        config = config.model_copy(
+            update={"ray": config.ray.model_copy(update={"address": ray_address})}
+        )
+        executor = executor or "ray"
+    if executor is not None:
+        config = config.model_copy(update={"executor": executor})
+    return config
 
 
 def run_notes(store: Store, tournament: str) -> tuple[str, ...]:
@@ -64,11 +71,15 @@ async def run_file(
     progress: bool = False,
     registry: Registry | None = None,
     snapshot: bool = False,
+    executor: str | None = None,
+    ray_address: str | None = None,
 ) -> RunSummary:
     """Load, check and run a tournament file into the database `db`; with `snapshot`, store
-    the tournament's ratings after the run (`tournaments.ratings.service.store_snapshot`)."""
+    the tournament's ratings after the run (`tournaments.ratings.service.store_snapshot`).
+    `executor` and `ray_address` override the file's `executor` and `[ray] address`."""
     registry = registry or Registry.load()
-    config = load_tournament(path, registry)
+    config = with_executor(load_tournament(path, registry), executor, ray_address)
+    create_executor(registry, config.executor)  # an unknown name or missing engine: say so now
     # Checked completely before the database is opened: a broken file leaves no trace.
     prepared = await asyncio.to_thread(prepare_tournament, config, registry, str(path))
     store = Store.open(db)
