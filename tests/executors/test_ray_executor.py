@@ -1,0 +1,155 @@
+"""The Ray executor on a real local cluster: judge actors take one (logical) GPU each, a
+tournament stores the same matches and scores as the local executor, a transient player
+failure is played again, and a judge actor killed mid-run is restarted."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.events import Event
+from arena.registry import Registry
+from arena.storage import MATCH_DONE, Store
+from arena.storage.queries import stored_matches
+from tests.executors import ray_fixtures as rf
+from tests.tournaments import arena_fixtures as fx
+from tournaments.config import load_tournament
+from tournaments.executor import RunSummary
+from tournaments.executors.base import create_executor
+from tournaments.executors.ray_executor import RayExecutor
+from tournaments.executors.ray_judge import JudgeActor, start_judge_actors
+from tournaments.prepare import prepare_tournament
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def registry() -> Registry:
+    return rf.registry()
+
+
+async def play(path: Path, db: str, registry: Registry, executor: Any, **kw: Any) -> RunSummary:
+    config = load_tournament(path, registry)
+    prepared = prepare_tournament(config, registry)
+    store = Store.open(db)
+    try:
+        summary: RunSummary = await executor.run(prepared, registry=registry, store=store, **kw)
+        return summary
+    finally:
+        store.close()
+
+
+def rows(db: str, tournament: str) -> dict[str, tuple[Any, ...]]:
+    store = Store.open(db)
+    try:
+        found = stored_matches(store.engine, tournament)
+    finally:
+        store.close()
+    return {
+        m.key: (
+            m.status,
+            m.event_count,
+            tuple((s.role, s.participant, s.main, s.forfeit, s.best) for s in m.seats),
+        )
+        for m in found
+    }
+
+
+def test_judge_actors_take_a_gpu_each_and_a_third_stays_pending(ray_cluster: Any) -> None:
+    ray = ray_cluster
+    actors = start_judge_actors("ngram", 3, gpus=1, resources={}, registry_ref=None)
+    try:
+        ready, pending = ray.wait([a.pid.remote() for a in actors], num_returns=3, timeout=20)
+        assert (len(ready), len(pending)) == (2, 1)
+        assert len({ray.get(r) for r in ready}) == 2  # two processes, one model each
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+    assert JudgeActor.__name__ == "JudgeActor"
+
+
+async def test_a_tournament_on_ray_stores_what_the_local_executor_stores(
+    ray_cluster: Any, registry: Registry, tmp_path: Path
+) -> None:
+    path = fx.tournament_file(tmp_path, fx.SMALL)
+    local_db, ray_db = rf.db_url(tmp_path, "local.db"), rf.db_url(tmp_path, "ray.db")
+    local = await play(path, local_db, registry, create_executor(registry, "local"))
+    rf.share_seed_key(local_db, ray_db, "small")
+    heard: list[str] = []
+
+    def hook(event: Event, key: str) -> None:
+        heard.append(key)
+
+    remote = await play(path, ray_db, registry, RayExecutor(rf.REGISTRY_REF), on_event=hook)
+    assert (local.written, remote.written, remote.errors, remote.status) == (12, 12, 0, "done")
+    expected, got = rows(local_db, "small"), rows(ray_db, "small")
+    assert got.keys() == expected.keys()
+    for key, (status, events, seats) in expected.items():
+        assert got[key][:2] == (status, events)
+        for mine, theirs in zip(got[key][2], seats, strict=True):
+            assert mine[:4] == theirs[:4] and mine[4] == pytest.approx(theirs[4], abs=1e-9)
+    # every match's events streamed back to the driver before it was stored
+    assert set(heard) == set(expected) and len(heard) == sum(e[1] for e in expected.values())
+
+
+FLAKY = """
+name = "flaky"
+judge = "ngram"
+npc = "npc"
+maps = 2
+rounds = 1
+seed = 3
+
+[[participants]]
+name = "npc"
+player = "random?words=2"
+npc_only = true
+
+[[participants]]
+name = "once"
+player = "counted?fail_once=1&tag=flaky"
+
+[[games]]
+game = "condense.xgl"
+"""
+
+
+async def test_a_transient_player_failure_is_played_again(
+    ray_cluster: Any, registry: Registry, tmp_path: Path
+) -> None:
+    path = fx.tournament_file(tmp_path, FLAKY)
+    summary = await play(path, rf.db_url(tmp_path, "f.db"), registry, RayExecutor(rf.REGISTRY_REF))
+    assert (summary.written, summary.errors) == (2, 0)
+    assert sorted(rf.plays("flaky").values()) == [2, 2]  # each match: failed once, then played
+    stored = rows(rf.db_url(tmp_path, "f.db"), "flaky")
+    assert all(status == MATCH_DONE for status, _, _ in stored.values())
+
+
+SLOW = fx.SMALL.replace('name = "small"', 'name = "slow"').replace(
+    'player = "sleepy?words=3"', 'player = "sleepy?words=3&delay=0.3"'
+)
+
+
+async def test_a_judge_actor_killed_mid_run_is_restarted_and_the_run_completes(
+    ray_cluster: Any, registry: Registry, tmp_path: Path
+) -> None:
+    ray = ray_cluster
+    path = fx.tournament_file(tmp_path, SLOW)
+    executor = RayExecutor(rf.REGISTRY_REF)
+    db = rf.db_url(tmp_path, "k.db")
+    run = asyncio.create_task(play(path, db, registry, executor))
+    while not executor.judge_actors and not run.done():
+        await asyncio.sleep(0.1)
+    victim = executor.judge_actors[0]
+    before = await victim.pid.remote()
+    while not rows(db, "slow") and not run.done():
+        await asyncio.sleep(0.1)
+    ray.kill(victim, no_restart=False)
+    after = await victim.pid.remote()  # answered by the restarted actor
+    summary = await run
+    assert after != before
+    assert (summary.written, summary.errors, summary.status) == (12, 0, "done")
+    assert len(rows(db, "slow")) == 12

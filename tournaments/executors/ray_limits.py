@@ -1,0 +1,74 @@
+"""Per-provider player concurrency across the whole cluster: one named async actor.
+
+Every match task asks it for a slot of each provider its seats use before playing and
+gives them back after. Slots are held per match key, so a task retried after its node died
+takes over its own slots instead of leaking them. Every driver of the cluster shares the
+one actor (its name is fixed), so the limits hold across drivers too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tournaments.executors.ray_support import import_ray
+
+NAME = "xent-arena-provider-limits"
+NAMESPACE = "xent-arena"
+
+
+class ProviderLimiter:
+    def __init__(self) -> None:
+        self._limits: dict[str, int] = {}
+        self._held: dict[str, set[str]] = {}  # provider -> match keys holding a slot
+        self._changed = asyncio.Condition()
+
+    async def configure(self, limits: Mapping[str, int]) -> None:
+        async with self._changed:
+            self._limits.update(limits)
+            self._changed.notify_all()
+
+    async def acquire(self, key: str, providers: Sequence[str]) -> None:
+        """Wait until every limited provider of `providers` has a free slot, then take them
+        all at once (never some: no deadlock between matches)."""
+        wanted = sorted({p for p in providers if p in self._limits})
+        async with self._changed:
+            await self._changed.wait_for(
+                lambda: all(
+                    key in self._held.get(p, set())
+                    or len(self._held.get(p, set())) < self._limits[p]
+                    for p in wanted
+                )
+            )
+            for p in wanted:
+                self._held.setdefault(p, set()).add(key)
+
+    async def release(self, key: str) -> None:
+        async with self._changed:
+            for holders in self._held.values():
+                holders.discard(key)
+            self._changed.notify_all()
+
+    async def held(self) -> dict[str, int]:
+        return {p: len(keys) for p, keys in self._held.items()}
+
+
+def provider_limiter(limits: Mapping[str, int]) -> Any:
+    """The cluster's limiter actor (created by the first driver), with `limits` set."""
+    ray = import_ray()
+    actor = (
+        ray.remote(ProviderLimiter)
+        .options(
+            name=NAME,
+            namespace=NAMESPACE,
+            get_if_exists=True,
+            lifetime="detached",
+            num_cpus=0,
+            max_restarts=-1,
+            max_concurrency=10_000,
+        )
+        .remote()
+    )
+    ray.get(actor.configure.remote(dict(limits)))
+    return actor
