@@ -23,8 +23,21 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from arena import __version__
+
+        typer.echo(f"arena (xent-arena) {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def global_options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
     verbose: Annotated[
         bool,
         typer.Option(

@@ -171,6 +171,13 @@ def test_the_move_timeout_must_be_positive(timeout: str) -> None:
     assert result.exit_code == 2 and "is not positive" in result.output, result.output
 
 
+def test_version() -> None:
+    from arena import __version__
+
+    result = CliRunner().invoke(APP, ["--version"])
+    assert result.exit_code == 0 and result.output == f"arena (xent-arena) {__version__}\n"
+
+
 def test_tournament_options_have_the_short_form_everywhere() -> None:
     for path, cmd in LEAVES:
         for param in cmd.params:
