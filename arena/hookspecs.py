@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         GameEntry,
         JudgeEntry,
         PlayerEntry,
+        SamplerEntry,
         StorySourceEntry,
     )
 
@@ -90,6 +91,18 @@ def arena_executors() -> list[ExecutorEntry]:  # type: ignore[empty-body]
 
     A tournament picks one by name (`executor = "ray"` in its file, `arena run --executor`);
     the built-in `local` and `ray` executors register through this hook too.
+    """
+
+
+@hookspec
+def arena_samplers() -> list[SamplerEntry]:  # type: ignore[empty-body]
+    """Return the meta-samplers (the paper's Λ) this plugin provides.
+
+    `SamplerEntry.factory(spec)` returns an object satisfying
+    `arena.gamespace.sampler.MetaSampler`: given a parent game, a count and a seed it
+    proposes candidate games (XGL text with a lineage header), reproducibly. Proposals
+    are filtered by `arena games generate`; a sampler should still only propose text that
+    the static checker accepts.
     """
 
 

@@ -114,6 +114,19 @@ class StorySourceEntry:
     params: SpecParams | None = None
 
 
+SamplerFactory = Callable[[Spec], object]  # returns an arena.gamespace.sampler.MetaSampler
+
+
+@dataclass(frozen=True)
+class SamplerEntry:
+    """A meta-sampler kind: `factory(spec)` builds a proposer of candidate games."""
+
+    name: str
+    factory: SamplerFactory
+    description: str = ""
+    params_doc: str = ""
+
+
 @dataclass(frozen=True)
 class GameEntry:
     """A game's source text and metadata.

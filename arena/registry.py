@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pluggy import PluginManager
 
 from arena.errors import ArenaError, PluginError, UnknownNameError
+from arena.gamespace.sampler import MetaSampler
 from arena.plugin_manager import (
     BUILTIN_PREFIX,
     DIST_NAME,
@@ -32,6 +33,7 @@ from arena.plugin_types import (
     JudgeEntry,
     PlayerContext,
     PlayerEntry,
+    SamplerEntry,
     StorySourceEntry,
     check_name,
 )
@@ -47,7 +49,9 @@ if TYPE_CHECKING:
 __all__ = ["PluginFailure", "PluginInfo", "Registry"]
 
 FIX = "Install a plugin that provides it, or run `arena plugins` to see what is installed."
-E = TypeVar("E", PlayerEntry, JudgeEntry, GameEntry, StorySourceEntry, ExecutorEntry)
+E = TypeVar(
+    "E", PlayerEntry, JudgeEntry, GameEntry, StorySourceEntry, ExecutorEntry, SamplerEntry
+)
 T = TypeVar("T")
 
 
@@ -64,6 +68,7 @@ class PluginInfo:
     story_sources: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
     executors: tuple[str, ...] = ()
+    samplers: tuple[str, ...] = ()
 
 
 @dataclass
@@ -74,6 +79,7 @@ class _Provided:
     story_sources: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
     executors: list[str] = field(default_factory=list)
+    samplers: list[str] = field(default_factory=list)
 
 
 class Registry:
@@ -85,6 +91,7 @@ class Registry:
         self._judges: dict[str, tuple[str, JudgeEntry]] = {}
         self._games: dict[str, tuple[str, GameEntry]] = {}
         self._sources: dict[str, tuple[str, StorySourceEntry]] = {}
+        self._samplers: dict[str, tuple[str, SamplerEntry]] = {}
         self._commands: dict[str, tuple[str, typer.Typer]] = {}
         self._executors: dict[str, tuple[str, ExecutorEntry]] = {}
         self._provided: dict[str, _Provided] = {}
@@ -104,6 +111,7 @@ class Registry:
             "arena_story_sources", "story source", StorySourceEntry, reg._sources, "story_sources"
         )
         reg._collect("arena_executors", "executor", ExecutorEntry, reg._executors, "executors")
+        reg._collect("arena_samplers", "sampler", SamplerEntry, reg._samplers, "samplers")
         reg._collect_commands()
         return reg
 
@@ -208,6 +216,9 @@ class Registry:
     def story_source_names(self) -> list[str]:
         return sorted(self._sources)
 
+    def sampler_names(self) -> list[str]:
+        return sorted(self._samplers)
+
     def command_names(self) -> list[str]:
         return sorted(self._commands)
 
@@ -224,6 +235,7 @@ class Registry:
                     name, dist, version, tuple(got.players), tuple(got.judges),
                     tuple(got.games), tuple(got.story_sources), tuple(got.commands),
                     tuple(got.executors),
+                    tuple(got.samplers),
                 )
             )
         return infos
@@ -320,6 +332,15 @@ class Registry:
         made = _build("story source", plugin, parsed, lambda: entry.factory(parsed, judge))
         if not isinstance(made, StorySource):
             raise _not_protocol("story source", plugin, parsed, made, "StorySource")
+        return made
+
+    def create_sampler(self, spec: str | Spec) -> MetaSampler:
+        """Build a meta-sampler from its spec, e.g. ``mutate?ops=length``."""
+        parsed = _as_spec(spec)
+        plugin, entry = _lookup(self._samplers, "sampler", parsed.name)
+        made = _build("sampler", plugin, parsed, lambda: entry.factory(parsed))
+        if not isinstance(made, MetaSampler):
+            raise _not_protocol("sampler", plugin, parsed, made, "MetaSampler")
         return made
 
 

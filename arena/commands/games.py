@@ -18,6 +18,7 @@ from arena.analysis.golden import update_goldens, verify_goldens
 from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.smoke import CheckReport, check_game, static_failure
 from arena.analysis.wellposed import WellPosedness, check_well_posed
+from arena.commands import generate
 from arena.errors import ConfigError, GameSyntaxError
 from arena.listing import rich_cell
 from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, load_entry, load_game_ref
@@ -212,6 +213,7 @@ def register(app: typer.Typer) -> None:
         no_args_is_help=True,
     )
     app.add_typer(games, name="games")
+    generate.register(games)
 
     @games.command("list")
     def list_games(as_json: JsonOption = False) -> None:

@@ -51,7 +51,8 @@ def report(registry: Registry) -> dict[str, Any]:
 def _provides(info: PluginInfo) -> Text:
     kinds = (
         ("players", info.players), ("judges", info.judges), ("games", info.games),
-        ("story sources", info.story_sources), ("commands", info.commands),
+        ("story sources", info.story_sources), ("samplers", info.samplers),
+        ("commands", info.commands),
     )
     lines = [printable(f"{kind}: {', '.join(names)}") for kind, names in kinds if names]
     return Text("\n".join(lines) or "-")

@@ -24,7 +24,7 @@ def test_bare_manager_has_hookspecs_and_no_plugins() -> None:
     pm = create_plugin_manager(load_entrypoints=False)
     assert pm.list_name_plugin() == []
     hooks = {"arena_players", "arena_judges", "arena_games", "arena_story_sources",
-             "arena_cli_commands", "arena_on_event"}
+             "arena_samplers", "arena_cli_commands", "arena_on_event"}
     assert hooks <= {name for name in dir(pm.hook) if name.startswith("arena_")}
 
 
