@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 from arena.lang.ast import Expr, Int, Program, iter_children
 from arena.lang.limits import DEFAULT_LIMITS, LIMIT_NAMES, ResourceLimits
+from arena.lang.meter import RoundMeter
 from arena.match_setup import load_entry
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest
 from arena.registry import Registry
 from arena.runtime.maps import JudgeStorySource, resolve_map
-from arena.runtime.meter import RoundMeter
 from arena.runtime.round import RoundLimits, RoundRunner
 from arena.runtime.seat import MovePolicy, Seat
 from arena.runtime.seeds import public_seed_key

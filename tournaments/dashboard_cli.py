@@ -10,6 +10,7 @@ command line, so a password in it never shows in the process list.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import signal
 import socket
@@ -37,10 +38,12 @@ class DashboardError(ArenaError):
 
 
 def app_script() -> Path:
-    """The entry script of the Streamlit app (shipped in the `dashboard` package)."""
-    import dashboard
-
-    return Path(dashboard.__file__).resolve().parent / "app.py"
+    """The entry script of the Streamlit app (shipped in the `dashboard` package). Found,
+    not imported: tournaments may import only arena (the architecture test)."""
+    found = importlib.util.find_spec("dashboard")
+    if found is None or found.origin is None:
+        raise DashboardError("The dashboard package is not installed with the arena.")
+    return Path(found.origin).resolve().parent / "app.py"
 
 
 def require_streamlit() -> None:

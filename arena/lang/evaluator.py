@@ -16,6 +16,7 @@ from typing import TypeGuard
 from arena.errors import GameRuntimeError
 from arena.lang import ast, builtins, xent_helpers
 from arena.lang.ast import Dialect
+from arena.lang.meter import RoundMeter
 from arena.lang.truth import truth_requests, truth_verdict
 from arena.lang.values import (
     Text,
@@ -29,7 +30,6 @@ from arena.lang.values import (
     kind_name,
 )
 from arena.protocols.judge import Judge, ScoreRequest, TokenScores
-from arena.runtime.meter import RoundMeter
 
 _XENT_KINDS: tuple[XentKind, ...] = ("xent", "xed", "nex", "dex")
 _TRUTH = ("is_true", "is_false")

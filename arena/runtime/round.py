@@ -17,11 +17,11 @@ from arena.errors import GameRuntimeError
 from arena.lang import ast, names
 from arena.lang.evaluator import EvalEnv, Evaluator, source_of
 from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
+from arena.lang.meter import RoundMeter
 from arena.lang.values import Text, XentSum
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest, RoundMemory
 from arena.runtime.infoset import InfoSet, render_register
-from arena.runtime.meter import RoundMeter
 from arena.runtime.seat import (
     MoveFailed,
     MovePolicy,

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 from arena.errors import GameRuntimeError
 from arena.lang import ast, names
+from arena.lang.meter import RoundMeter
 from arena.lang.values import Text
 from arena.protocols.judge import Judge
 from arena.protocols.player import MoveRequest
 from arena.runtime.infoset import InfoSet
-from arena.runtime.meter import RoundMeter
 from arena.runtime.round import RoundLimits, RoundRunner, RoundState, fresh_registers
 from arena.runtime.seat import MovePolicy, Seat
 from arena.runtime.seeds import public_seed_key
