@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
 
 from arena.console import run_app
+from arena.errors import UnknownNameError
 from arena.storage import Store
 from tournaments.exchange.export import ExportFormat, export
 from tournaments.exchange.importers import ImportFormat, OutcomeRule, import_parsed, parse_file
@@ -22,6 +24,7 @@ from tournaments.ratings.bradley_terry import DEFAULT_PRIOR
 from tournaments.ratings.leaderboard_text import render_leaderboard
 from tournaments.ratings.service import (
     NormalisedReport,
+    RatingInputs,
     RatingOptions,
     Scale,
     compute_ratings,
@@ -29,6 +32,7 @@ from tournaments.ratings.service import (
     normalised_scores,
     store_snapshot,
 )
+from tournaments.ratings.win_rate import WinRate, win_rates
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
 
@@ -104,8 +108,16 @@ def ratings_command(
     prior: Annotated[
         float, typer.Option(min=1e-9, help="L2 prior precision of the fit (keep it small).")
     ] = DEFAULT_PRIOR,
+    vs: Annotated[
+        str | None,
+        typer.Option(
+            "--vs", help="Instead: win rates against this reference participant (gg-bench's "
+            "measure), per game and overall, with Wilson intervals.",
+        ),
+    ] = None,
 ) -> None:
-    """Print the Bradley–Terry leaderboard (bootstrap intervals, CI-aware rank ranges)."""
+    """Print the Bradley–Terry leaderboard (bootstrap intervals, CI-aware rank ranges), or
+    with --vs, each participant's win rate against a reference participant."""
     options = _options(
         scale, point, resamples, seed, confidence=confidence, role_effects=role_effects,
         min_comparisons=min_comparisons, anchor=anchor, anchor_value=anchor_value, prior=prior,
@@ -115,11 +127,55 @@ def ratings_command(
         inputs = load_inputs(store.engine, tournament)
     finally:
         store.close()
+    if vs is not None:
+        _print_win_rates(inputs, vs, confidence, as_json)
+        return
     board = compute_ratings(inputs, options)
     if as_json:
         typer.echo(json.dumps(board.as_dicts(), indent=2))
         return
     typer.echo(render_leaderboard(inputs, options, board))
+
+
+def _print_win_rates(
+    inputs: RatingInputs, reference: str, confidence: float, as_json: bool
+) -> None:
+    known = {s.participant for r in inputs.records for s in r.players}
+    if reference not in known:
+        raise UnknownNameError(
+            "reference participant", reference, known,
+            "Give a participant that played in the tournament(s), e.g. --vs "
+            f"{min(known) if known else 'NAME'}.",
+        )
+    rows = win_rates(inputs.records, reference, confidence)
+    if as_json:
+        doc = [asdict(r) | {"rate": r.rate} for r in rows]
+        typer.echo(json.dumps(doc, indent=2))
+        return
+    typer.echo(render_win_rates(rows, reference, confidence, inputs.tournaments))
+
+
+def render_win_rates(
+    rows: Sequence[WinRate], reference: str, confidence: float, tournaments: Sequence[str]
+) -> str:
+    """The win-rate table: one line per participant and game, then its overall line."""
+    lines = [
+        f"{', '.join(tournaments)}: win rate against '{reference}' (ties count half; "
+        f"{confidence:.0%} Wilson intervals; eval matches compared per game, role and map)",
+        "",
+    ]
+    table = [("participant", "game", "win rate", "interval", "trials")]
+    for r in rows:
+        table.append((
+            r.participant, r.game, f"{r.rate:.1%}", f"[{r.low:.1%}, {r.high:.1%}]",
+            str(r.trials),
+        ))
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    if len(table) == 1:
+        lines.append(f"(no match compares a participant with '{reference}')")
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------ scores
