@@ -71,6 +71,11 @@ def run_command(
         f"{summary.status}: {summary.written} match(es) stored this run "
         f"({summary.errors} error(s)), {summary.already_done} already done, "
         f"{summary.planned} planned; {summary.rounds / max(summary.wall_s, 1e-9):.1f} rounds/s"
+        + (
+            f"; {summary.claimed_elsewhere} left to another driver on this database"
+            if summary.claimed_elsewhere
+            else ""
+        )
     )
     for note in summary.notes:
         typer.echo(f"warning: {note}", err=True)

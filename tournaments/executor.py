@@ -6,6 +6,10 @@
   or absent. A match stored as `error` is played again.
 - Maps are resolved once per (game, map seed) and stored before any match on them is
   played; stored texts are reused, so every entrant plays identical maps.
+- Claims: each match is claimed in the database before it is played
+  (`arena.storage.claims`), so several drivers on one database (Postgres) never play a
+  match twice; claims are renewed while the run lives and freed when it ends or is found
+  dead.
 - Concurrency: an `asyncio.TaskGroup` with one task per match, bounded by a global
   semaphore and one semaphore per provider (the player spec's name, e.g. `litellm`).
 - Ctrl-C cancels the task group; matches in flight are dropped (not written), matches
@@ -39,13 +43,14 @@ from arena.storage import (
     MatchWriter,
     StorageError,
     Store,
+    claims,
     queries,
 )
 from arena.storage.abandoned_runs import interrupt_abandoned_runs
 from tournaments.config import JUDGE_STORIES
 from tournaments.config_errors import redact
 from tournaments.live_reporter import LiveReporter
-from tournaments.match_task import EventHook, MatchContext, play_plan
+from tournaments.match_task import EventHook, MatchContext, judge_backend, play_plan
 from tournaments.pairings import MatchPlan
 from tournaments.prepare import PreparedTournament
 from tournaments.progress import NoProgress, ProgressSink, judge_metrics
@@ -65,6 +70,7 @@ class RunSummary:
     written: int = 0
     errors: int = 0
     duplicates: int = 0  # finished here but stored meanwhile by another process
+    claimed_elsewhere: int = 0  # left to another driver playing them on the same database
     map_failures: int = 0  # matches not played because their map could not be made
     rounds: int = 0
     wall_s: float = 0.0
@@ -79,6 +85,7 @@ class Limits:
     def __init__(self, total: int, providers: Mapping[str, int]) -> None:
         self._total = asyncio.Semaphore(total)
         self._providers = {name: asyncio.Semaphore(n) for name, n in providers.items()}
+        self.total = total
 
     @contextlib.asynccontextmanager
     async def slot(self, providers: Iterable[str]) -> AsyncIterator[None]:
@@ -88,6 +95,33 @@ class Limits:
                 await stack.enter_async_context(self._providers[name])
             await stack.enter_async_context(self._total)
             yield
+
+
+class ClaimBook:
+    """This run's claims on its pending matches, taken a chunk at a time in plan order (one
+    transaction per chunk, not per match) so several drivers share a tournament."""
+
+    def __init__(
+        self, store: Store, tournament_id: int, run_id: int, keys: list[str], chunk: int
+    ) -> None:
+        self._store, self._tournament_id, self._run_id = store, tournament_id, run_id
+        self._order = {k: i for i, k in enumerate(keys)}
+        self._keys, self._chunk = keys, max(1, chunk)
+        self._asked: set[str] = set()
+        self._mine: set[str] = set()
+        self._lock = asyncio.Lock()
+
+    async def take(self, key: str) -> bool:
+        async with self._lock:
+            if key not in self._asked:
+                start = self._order[key]
+                wanted = [k for k in self._keys[start:] if k not in self._asked][: self._chunk]
+                self._asked.update(wanted)
+                got = await asyncio.to_thread(
+                    claims.claim, self._store.engine, self._tournament_id, self._run_id, wanted
+                )
+                self._mine.update(got)
+            return key in self._mine
 
 
 def config_sha256(tournament: PreparedTournament) -> str:
@@ -138,6 +172,7 @@ def _setup(store: Store, tournament: PreparedTournament, judge: Judge) -> _Setup
         config.name, config.mode, redact(config.model_dump_json(by_alias=True))
     )
     abandoned = tuple(interrupt_abandoned_runs(store.engine, tournament_id))
+    claims.release_runs(store.engine, abandoned)  # a killed driver's matches are free now
     people = list(tournament.participants)
     participant_ids = store.ensure_participants([tournament.participants[n] for n in people])
     labels = list(tournament.games)
@@ -220,13 +255,14 @@ async def run_tournament(
     progress: ProgressSink | None = None,
     on_event: EventHook | None = None,
     runner: MatchRunner = play_plan,
+    executor: str = "local",
 ) -> RunSummary:
     """Play every match of `tournament` not yet stored as done; returns what happened.
 
     The judge is used as given (wrap it in a batching pool before, if wanted); it is not
     closed here. `concurrency` overrides the file's global limit. `runner` plays one match
     (an executor's seam: the Ray executor plays it in a Ray task); whatever plays it, this
-    process alone writes to `store`.
+    process alone writes to `store`. `executor` is recorded with each match.
     """
     config = tournament.config
     if store.read_only:  # the run_id of the summary is 0: no run was recorded
@@ -263,6 +299,8 @@ async def run_tournament(
         participant_ids=setup.participant_ids,
         game_ids=game_ids,
         on_event=observe,
+        executor=executor,
+        judge_backend=judge_backend(judge),
     )
 
     def stored(match: FinishedMatch, written: bool) -> None:
@@ -277,6 +315,8 @@ async def run_tournament(
 
     sink.start(summary.planned, summary.already_done)
     await live.start()
+    renewer = asyncio.create_task(_renew_claims(store, run_id))
+    book = ClaimBook(store, setup.tournament_id, run_id, [p.key for p in pending], limits.total)
     try:
         source = story_source(tournament, registry, judge)
         maps, failed = await _resolve_maps(pending, tournament, store, source, game_ids, limits)
@@ -287,6 +327,9 @@ async def run_tournament(
         async def play(plan: MatchPlan) -> None:
             providers = [provider[s.spec] for s in plan.seats]
             async with limits.slot(providers):
+                if not await book.take(plan.key):  # another driver plays it, or stored it
+                    summary.claimed_elsewhere += 1
+                    return
                 map_id, game_map = maps[(plan.game, plan.map_index)]
                 game = tournament.games[plan.game]
                 live.match_started(plan)
@@ -314,9 +357,21 @@ async def run_tournament(
         summary.status = "failed"
         raise
     finally:
+        renewer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await renewer
         summary.wall_s = time.perf_counter() - started
         sink.close()
         live.finish(summary.status)
         await asyncio.shield(live.close())
+        await asyncio.shield(asyncio.to_thread(claims.release, store.engine, run_id))
         await asyncio.shield(asyncio.to_thread(store.finish_run, run_id, summary.status))
     return summary
+
+
+async def _renew_claims(store: Store, run_id: int) -> None:
+    """Keep this run's claims alive (a failed renewal is retried next time)."""
+    while True:
+        await asyncio.sleep(claims.CLAIM_TTL_S / 3)
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(claims.renew, store.engine, run_id)

@@ -38,6 +38,8 @@ class MatchContext:
     participant_ids: Mapping[str, int]
     game_ids: Mapping[str, int]
     on_event: EventHook | None = None  # besides the plugins' hook, which always hears
+    executor: str = "local"  # provenance recorded with each match
+    judge_backend: str = "in-process"
 
 
 async def play_plan(
@@ -79,6 +81,15 @@ async def play_plan(
             events=result.events, scores={}, error=f"{type(error).__name__}: {error}"
         )
     return _record(plan, result, map_id, ctx, started)
+
+
+def judge_backend(judge: object) -> str:
+    """Where a judge runs, for provenance: a Ray actor, a remote server, or in process."""
+    named = getattr(judge, "backend_kind", None)
+    if isinstance(named, str):
+        return named
+    inner = getattr(judge, "backend", judge)
+    return "remote" if type(inner).__name__ == "RemoteJudge" else "in-process"
 
 
 def error_record(
@@ -124,4 +135,6 @@ def _record(
         finished_at=utcnow(),
         seats=tuple(seats),
         events=tuple(result.events),
+        executor=ctx.executor,
+        judge_backend=ctx.judge_backend,
     )

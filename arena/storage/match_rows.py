@@ -54,6 +54,8 @@ def _match_row(match: FinishedMatch) -> dict[str, Any]:
         "started_at": match.started_at,
         "finished_at": match.finished_at,
         "duration_s": (match.finished_at - match.started_at).total_seconds(),
+        "executor": match.executor,
+        "judge_backend": match.judge_backend,
     }
 
 

@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 from arena.storage import tables
 from arena.storage.engine import StorageError, describe, is_read_only, write_engine
 
-CURRENT_VERSION = 5
+CURRENT_VERSION = 6
 
 Migration = Callable[[Connection], None]
 
@@ -84,7 +84,14 @@ def _to_v5(connection: Connection) -> None:
         )
 
 
-MIGRATIONS: dict[int, Migration] = {2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5}
+def _to_v6(connection: Connection) -> None:
+    """Matches record their executor and judge backend (NULL for older ones); drivers
+    claim matches in a new table (scale-out: several drivers on one database)."""
+    _add_columns(connection, tables.Match, ("executor", "judge_backend"))
+    tables.table_of(tables.MatchClaim).create(connection, checkfirst=True)
+
+
+MIGRATIONS: dict[int, Migration] = {2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5, 6: _to_v6}
 
 
 def schema_version(connection: Connection) -> int | None:
@@ -171,6 +178,7 @@ _TABLES: tuple[type[SQLModel], ...] = (
     tables.GameMap,
     tables.JudgeRecord,
     tables.Match,
+    tables.MatchClaim,
     tables.Seat,
     tables.MatchRound,
     tables.EventRecord,

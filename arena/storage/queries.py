@@ -97,6 +97,8 @@ def stored_matches(
             judge_dtype=r["judge_dtype"],
             finished_at=r["finished_at"],
             seats=tuple(seats[int(r["id"])]),
+            executor=r["executor"],
+            judge_backend=r["judge_backend"],
         )
         for r in rows
     ]

@@ -78,6 +78,8 @@ class FinishedMatch:
     finished_at: datetime
     seats: tuple[SeatResult, ...]
     events: Sequence[Event]
+    executor: str = "local"  # provenance: what played it ...
+    judge_backend: str = "in-process"  # ... and where its judge ran
 
 
 @dataclass(frozen=True)
@@ -118,3 +120,5 @@ class StoredMatch:
     judge_dtype: str
     finished_at: datetime
     seats: tuple[StoredSeat, ...]
+    executor: str | None = None  # None: stored before schema v6
+    judge_backend: str | None = None

@@ -166,6 +166,24 @@ class Match(SQLModel, table=True):
     started_at: datetime
     finished_at: datetime
     duration_s: float
+    executor: str | None = Field(default=None, description="local, ray, ... (None: before v6)")
+    judge_backend: str | None = Field(
+        default=None, description="in-process, ray-actor, remote, ... (None: before v6)"
+    )
+
+
+class MatchClaim(SQLModel, table=True):
+    """Which run is playing a match: several drivers on one database claim matches before
+    playing them (`arena.storage.claims`), so none is played twice; a claim expires unless
+    its run renews it, so a crashed driver's matches are taken over."""
+
+    __tablename__ = "match_claims"
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, index=True, description="the match's plan key")
+    tournament_id: int = Field(foreign_key="tournaments.id", index=True)
+    run_id: int | None = Field(default=None, description="the claiming run; None: free")
+    expires_at: datetime
 
 
 class Seat(SQLModel, table=True):

@@ -51,6 +51,8 @@ def rows(db: str, tournament: str) -> dict[str, tuple[Any, ...]]:
     return {
         m.key: (
             m.status,
+            m.executor,
+            m.judge_backend,
             m.event_count,
             tuple((s.role, s.participant, s.main, s.forfeit, s.best) for s in m.seats),
         )
@@ -87,12 +89,13 @@ async def test_a_tournament_on_ray_stores_what_the_local_executor_stores(
     assert (local.written, remote.written, remote.errors, remote.status) == (12, 12, 0, "done")
     expected, got = rows(local_db, "small"), rows(ray_db, "small")
     assert got.keys() == expected.keys()
-    for key, (status, events, seats) in expected.items():
-        assert got[key][:2] == (status, events)
-        for mine, theirs in zip(got[key][2], seats, strict=True):
+    for key, (status, executor, backend, events, seats) in expected.items():
+        assert (executor, backend) == ("local", "in-process")
+        assert got[key][:4] == (status, "ray", "ray-actor", events)
+        for mine, theirs in zip(got[key][4], seats, strict=True):
             assert mine[:4] == theirs[:4] and mine[4] == pytest.approx(theirs[4], abs=1e-9)
     # every match's events streamed back to the driver before it was stored
-    assert set(heard) == set(expected) and len(heard) == sum(e[1] for e in expected.values())
+    assert set(heard) == set(expected) and len(heard) == sum(e[3] for e in expected.values())
 
 
 FLAKY = """
@@ -125,11 +128,11 @@ async def test_a_transient_player_failure_is_played_again(
     assert (summary.written, summary.errors) == (2, 0)
     assert sorted(rf.plays("flaky").values()) == [2, 2]  # each match: failed once, then played
     stored = rows(rf.db_url(tmp_path, "f.db"), "flaky")
-    assert all(status == MATCH_DONE for status, _, _ in stored.values())
+    assert all(row[0] == MATCH_DONE for row in stored.values())
 
 
 SLOW = fx.SMALL.replace('name = "small"', 'name = "slow"').replace(
-    'player = "sleepy?words=3"', 'player = "sleepy?words=3&delay=0.3"'
+    'player = "sleepy?words=3"', 'player = "sleepy?words=3&delay=1.0"'
 )
 
 

@@ -217,6 +217,7 @@ class RayExecutor:
                 progress=sink,
                 on_event=on_event,
                 runner=runner,
+                executor=RAY,
             )
         finally:
             if judge is not None:

@@ -24,6 +24,7 @@ from tournaments.progress import judge_metrics
 RAY_ACTOR = "ray-actor"  # the judge backend recorded with each match
 MAX_RESTARTS = 4
 STATS_INTERVAL_S = 1.0
+AVERAGED = frozenset({"mean_batch_size", "padding_ratio", "mean_queue_wait_ms"})  # not summed
 
 
 class JudgeActor:
@@ -78,6 +79,8 @@ def start_judge_actors(
 
 class RayJudge:
     """The `Judge` protocol over judge actors, least busy first."""
+
+    backend_kind = RAY_ACTOR  # provenance (see `tournaments.match_task.judge_backend`)
 
     def __init__(self, actors: Sequence[Any], info: JudgeInfo) -> None:
         if not actors:
@@ -134,10 +137,14 @@ class RayJudge:
             *(a.metrics.remote() for a in self.actors), return_exceptions=True
         )
         total: dict[str, float] = {}
-        for found in results:
-            if isinstance(found, dict):
-                for key, value in found.items():
-                    total[key] = total.get(key, 0.0) + float(value)
+        answered = [found for found in results if isinstance(found, dict)]
+        for found in answered:
+            for key, value in found.items():
+                if key == "max_queue_wait_ms":
+                    total[key] = max(total.get(key, 0.0), float(value))
+                else:
+                    share = float(value) / len(answered) if key in AVERAGED else float(value)
+                    total[key] = total.get(key, 0.0) + share
         if total:
             total["judge_actors"] = float(len(self.actors))
             self._stats = total

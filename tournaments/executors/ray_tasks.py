@@ -32,7 +32,7 @@ from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy
 from arena.storage.records import FinishedMatch
 from arena.storage.tables import utcnow
-from tournaments.executors.ray_judge import RayJudge
+from tournaments.executors.ray_judge import RAY_ACTOR, RayJudge
 from tournaments.executors.ray_support import worker_registry
 from tournaments.match_task import MatchContext, error_record, play_plan
 from tournaments.pairings import MatchPlan
@@ -129,6 +129,8 @@ async def _play(
         participant_ids=shared.participant_ids,
         game_ids=shared.game_ids,
         on_event=sender,
+        executor="ray",
+        judge_backend=RAY_ACTOR,
     )
     game = load_game(shared.games[plan.game])
     game_map = GameMap(seed=plan.map_seed, stories=dict(spec.stories))
