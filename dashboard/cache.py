@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import data, derived
 from dashboard.context import current, engine_for
 from dashboard.filters import Filters
-from tournaments.ratings import MatchRecord
 
 _MODULES = {"data": data, "derived": derived}
 
@@ -38,24 +38,25 @@ def compute(name: str, *args: Any, **kwargs: Any) -> Any:
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _records(url: str, watermark: tuple[int, ...], filters: Filters) -> list[MatchRecord]:
-    """The selected done matches as rating records, shared (not copied) by every page that
-    normalises scores: building them is the costly part over 100 000 matches."""
-    return data.match_records(data.scored_seats(engine_for(url), filters))
+def _seats(url: str, watermark: tuple[int, ...], filters: Filters) -> pd.DataFrame:
+    """The seats of the selected done matches (`data.scored_seats`), shared (not copied) by
+    every page that normalises scores: reading them is the costly part over 100 000
+    matches."""
+    return data.scored_seats(engine_for(url), filters)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _on_records(
+def _on_seats(
     name: str, url: str, watermark: tuple[int, ...], filters: Filters, args: tuple[Any, ...]
 ) -> Any:
-    return getattr(derived, name)(_records(url, watermark, filters), *args)
+    return getattr(derived, name)(_seats(url, watermark, filters), *args)
 
 
-def from_records(name: str, *args: Any) -> Any:
-    """`dashboard.derived.<name>(records, *args)` over the records the global filters
-    select, cached."""
+def from_seats(name: str, *args: Any) -> Any:
+    """`dashboard.derived.<name>(seats, *args)` over the `data.scored_seats` table the global
+    filters select, cached."""
     ctx = current()
-    return _on_records(name, ctx.url, ctx.watermark, ctx.filters, args)
+    return _on_seats(name, ctx.url, ctx.watermark, ctx.filters, args)
 
 
 def query_at(url: str, watermark: tuple[int, ...], name: str, *args: Any) -> Any:

@@ -5,7 +5,7 @@ here: intervals come from stored rating snapshots."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -14,14 +14,15 @@ from sqlalchemy import Engine
 
 from arena.scoring import ThresholdSpec
 from dashboard import data
+from dashboard.arms_table import arms_from_seats
 from dashboard.filters import Filters
 from tournaments.ratings import MatchRecord, comparisons_from_records, fit, to_scale
 from tournaments.ratings.bootstrap import expected_match_counts
 from tournaments.ratings.bradley_terry import ELO_PER_NATURAL
 from tournaments.ratings.normalisation import (
     arms_curves,
-    catch_up_normalisation,
     game_scores,
+    normalise_curves,
     reference_normalisation,
 )
 
@@ -119,25 +120,53 @@ def normalised_scores(
 ) -> tuple[pd.DataFrame, list[str]]:
     """participant, game, value rows of normalised scores (SCORING.md section 3), plus notes
     (unplayable cells, skipped maps). `how`: catch-up, narms (the paper's threshold version
-    with `theta` bits per level and `m` levels) or reference (percent of the best per map)."""
-    notes: list[str] = []
+    with `theta` bits per level and `m` levels) or reference (percent of the best per map).
+    The reference computation over records; `seat_normalised_scores` is the page's."""
     if how == "reference":
-        ref = reference_normalisation(records)
-        per_game = {p: dict(g) for p, g in ref.per_game.items()}
-        if ref.skipped_maps:
-            notes.append(f"{len(ref.skipped_maps)} map(s) skipped: nobody scored there, or "
-                         "the best score is 0.")
-    else:
-        if not base:
-            return pd.DataFrame(columns=["participant", "game", "value"]), [
-                "Pick a base participant: catch-up and narms scores are relative to it."]
-        threshold = ThresholdSpec(theta, m) if how == "narms" else None
-        cells = catch_up_normalisation(records, base, threshold=threshold)
-        notes += [f"{c.game} / {c.role}: {c.reason}" for c in cells.values() if not c.playable]
-        per_game = game_scores(cells)
+        return _reference_rows(records)
+    return _curve_rows(lambda: arms_curves(records), base, how, theta, m)
+
+
+def seat_normalised_scores(
+    seats: pd.DataFrame, base: str | None, how: str, theta: float = 1.0, m: int = 2
+) -> tuple[pd.DataFrame, list[str]]:
+    """`normalised_scores` of `data.match_records(seats)`, from the `data.scored_seats` table
+    directly: catch-up and narms over `arms_from_seats` (vectorised); reference builds the
+    records."""
+    if how == "reference":
+        return _reference_rows(data.match_records(seats))
+    return _curve_rows(lambda: arms_from_seats(seats), base, how, theta, m)
+
+
+_ScoreRows = tuple[pd.DataFrame, list[str]]
+
+
+def _reference_rows(records: Sequence[MatchRecord]) -> _ScoreRows:
+    notes: list[str] = []
+    ref = reference_normalisation(records)
+    if ref.skipped_maps:
+        notes.append(f"{len(ref.skipped_maps)} map(s) skipped: nobody scored there, or "
+                     "the best score is 0.")
+    return _score_rows({p: dict(g) for p, g in ref.per_game.items()}), notes
+
+
+def _curve_rows(
+    curves: Callable[[], Mapping[tuple[str, str], Mapping[str, np.ndarray]]], base: str | None,
+    how: str, theta: float, m: int,
+) -> _ScoreRows:
+    if not base:
+        return pd.DataFrame(columns=["participant", "game", "value"]), [
+            "Pick a base participant: catch-up and narms scores are relative to it."]
+    threshold = ThresholdSpec(theta, m) if how == "narms" else None
+    cells = normalise_curves(curves(), base, threshold=threshold)
+    notes = [f"{c.game} / {c.role}: {c.reason}" for c in cells.values() if not c.playable]
+    return _score_rows(game_scores(cells)), notes
+
+
+def _score_rows(per_game: Mapping[str, Mapping[str, float]]) -> pd.DataFrame:
     rows = [{"participant": p, "game": g, "value": v}
             for p, games in per_game.items() for g, v in games.items()]
-    return pd.DataFrame(rows, columns=["participant", "game", "value"]), notes
+    return pd.DataFrame(rows, columns=["participant", "game", "value"])
 
 
 def histogram(values: pd.DataFrame, edges: np.ndarray) -> pd.DataFrame:
@@ -155,11 +184,21 @@ def histogram(values: pd.DataFrame, edges: np.ndarray) -> pd.DataFrame:
 
 
 def arms(records: Sequence[MatchRecord]) -> pd.DataFrame:
-    """Running-max curves: game, role, participant, round, arms (mean over maps)."""
+    """Running-max curves: game, role, participant, round, arms (mean over maps). The
+    reference computation over records; `seat_arms` is the page's."""
+    return _arms_rows(arms_curves(records))
+
+
+def seat_arms(seats: pd.DataFrame) -> pd.DataFrame:
+    """`arms` of `data.match_records(seats)`, from the `data.scored_seats` table directly."""
+    return _arms_rows(arms_from_seats(seats))
+
+
+def _arms_rows(curves: Mapping[tuple[str, str], Mapping[str, np.ndarray]]) -> pd.DataFrame:
     rows = [
         {"game": game, "role": role, "participant": p, "round": k + 1, "arms": float(v)}
-        for (game, role), curves in arms_curves(records).items()
-        for p, curve in curves.items()
+        for (game, role), by_name in curves.items()
+        for p, curve in by_name.items()
         for k, v in enumerate(curve)
     ]
     return pd.DataFrame(rows, columns=["game", "role", "participant", "round", "arms"])

@@ -8,14 +8,14 @@ import json
 import streamlit as st
 
 from dashboard import charts
-from dashboard.cache import from_records, query
+from dashboard.cache import from_seats, query
 from dashboard.context import current
 from dashboard.ui import need_rows
 
 ctx = current()
 f = ctx.filters
 st.title("Playability")
-curves = from_records("arms")
+curves = from_seats("seat_arms")
 if not need_rows(curves, "scored matches"):
     st.stop()
 config = json.loads(query("tournaments").set_index("name")["config_json"].get(

@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard import charts
-from dashboard.cache import from_records, query
+from dashboard.cache import from_seats, query
 from dashboard.context import current
 from dashboard.derived import NORMALISATIONS, histogram
 from dashboard.ui import need_rows
@@ -36,7 +36,7 @@ theta = cols[2].number_input("narms θ (bits per level)", min_value=0.01, value=
 levels = cols[3].number_input("narms levels m", min_value=1, value=2, step=1, key="x_m",
                               disabled=how != "narms")
 
-values, notes = from_records("normalised_scores", base, how, float(theta), int(levels))
+values, notes = from_seats("seat_normalised_scores", base, how, float(theta), int(levels))
 for note in notes:
     st.caption(note)
 if not need_rows(values, "normalised scores"):

@@ -166,8 +166,18 @@ def catch_up_normalisation(
     paper's threshold version. Cells where the base has no match or a flat curve are flagged
     ``playable=False``.
     """
+    return normalise_curves(arms_curves(records, horizon), base, threshold)
+
+
+def normalise_curves(
+    arms: Mapping[Cell, Mapping[str, FloatArray]],
+    base: str,
+    threshold: ThresholdSpec | None = None,
+) -> dict[Cell, NormalisedCell]:
+    """`catch_up_normalisation` from running-max curves already computed (`arms_curves`, or
+    an equal computation over a table such as the dashboard's)."""
     out: dict[Cell, NormalisedCell] = {}
-    for cell, curves in arms_curves(records, horizon).items():
+    for cell, curves in arms.items():
         game, role = cell
         if base not in curves:
             out[cell] = NormalisedCell(
