@@ -23,11 +23,12 @@ if str(_ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, n
 import streamlit as st  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
+from arena.errors import ArenaError  # noqa: E402
 from arena.storage import default_db_url  # noqa: E402
 from dashboard import data  # noqa: E402
 from dashboard.cache import query_at  # noqa: E402
 from dashboard.context import Context, engine_for, set_current  # noqa: E402
-from dashboard.database import DashboardDatabaseError, check_database  # noqa: E402
+from dashboard.database import check_database  # noqa: E402
 from dashboard.filters import (  # noqa: E402
     GLOBAL_PARAMS,
     P_GAME,
@@ -50,6 +51,8 @@ PAGES = (
 )
 ALL_JUDGES = "(all judges)"
 _INIT = "_filters_from_url"
+_FOLLOWED = "_filters_follow_match"  # the ?match= whose tournament the filter last took
+P_MATCH = "match"
 
 
 def database_url(argv: list[str]) -> str:
@@ -88,6 +91,23 @@ def _init_widgets_from_url() -> None:
         st.session_state["f_dates"] = tuple(d for d in (linked.since, linked.until) if d)
 
 
+def _follow_opened_match(url: str, watermark: tuple[int, ...]) -> None:
+    """A match opened by link (``?match=N``) sets the tournament filter to its own, once per
+    match opened, so the sidebar never names another tournament than the replay shows. A
+    filter changed afterwards is kept: the replay then says the match lies outside it."""
+    linked = st.query_params.get(P_MATCH)
+    if linked is None or linked == st.session_state.get(_FOLLOWED):
+        return
+    st.session_state[_FOLLOWED] = linked
+    try:
+        detail = query_at(url, watermark, "match_detail", int(linked))
+    except ValueError:
+        return
+    if detail is not None and detail.tournament != st.session_state.get("f_tournament"):
+        st.session_state["f_tournament"] = detail.tournament
+        st.session_state.pop("f_snapshot", None)  # snapshots belong to a tournament
+
+
 def _keep_valid(key: str, options: Sequence[object]) -> None:
     """Drop a remembered (or linked) widget value that is no longer an option."""
     value = st.session_state.get(key)
@@ -102,6 +122,7 @@ def sidebar_filters(url: str, watermark: tuple[int, ...]) -> Filters:
         return query_at(url, watermark, name, *args)
 
     _init_widgets_from_url()
+    _follow_opened_match(url, watermark)
     bar = st.sidebar
     names = list(query("tournaments")["name"])
     _keep_valid("f_tournament", names)
@@ -159,7 +180,7 @@ def main() -> None:
     url = database_url(sys.argv[1:])
     try:
         engine = engine_for(url)
-    except DashboardDatabaseError as error:
+    except ArenaError as error:  # StorageError from open_read_only, with its fix
         engine_for.clear()
         _stop_with(str(error))
         return

@@ -16,28 +16,60 @@ AnyChart = Any  # an Altair chart (Chart, LayerChart or FacetChart); its chainin
 HEAT_SCHEME: Any = "orangered"  # more bits (more surprise) is darker
 TOKENS_PER_ROW = 12
 _FONT = 11
+FOREST_ROW_PX = 26
+LABEL_LIMIT_PX = 260
+INK = "#1f4e8c"  # the single-series colour (forest plot)
+# Participant colours: every one at least 3:1 contrast on the white page (WCAG's bar for
+# graphics), unlike Vega's default palette whose yellow and light grey barely show.
+PARTICIPANT_COLOURS = (
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b",
+    "#e7298a", "#555555", "#b35806", "#008b8b", "#6b6b00",
+)
+PARTICIPANT_SCALE: Any = alt.Scale(range=list(PARTICIPANT_COLOURS))
+
+
+def _participant_colour(title: str | None = "participant") -> Any:
+    # legend symbols fully opaque: they would otherwise take a faint band's opacity
+    return alt.Color("participant:N", scale=PARTICIPANT_SCALE, title=title,
+                     legend=alt.Legend(symbolOpacity=1))
+
+
+def rows_height(rows: int) -> int:
+    """A fixed row height per category: Streamlit sizes charts to the container and ignores
+    Vega-Lite's step heights, which squashed every row into one band."""
+    return FOREST_ROW_PX * max(rows, 1)
 
 
 def forest_plot(board: pd.DataFrame, unit: str) -> AnyChart:
-    """Ratings with their intervals (a CI forest plot), best at the top; provisional rows
-    are hollow points. Columns: participant, rating, ci_low, ci_high, provisional."""
+    """Ratings with their intervals (a CI forest plot): one row per participant, best at the
+    top, the interval a rule and the rating a point (hollow when provisional). The height
+    grows with the number of participants, so names never share a row.
+    Columns: participant, rating, ci_low, ci_high, provisional."""
     order = list(board.sort_values("rating", ascending=False)["participant"])
     base = alt.Chart(board).encode(
-        y=alt.Y("participant:N", sort=order, title=None),
+        y=alt.Y("participant:N", sort=order, title=None,
+                scale=alt.Scale(domain=order, paddingInner=0.3, paddingOuter=0.3),
+                axis=alt.Axis(labelLimit=LABEL_LIMIT_PX, labelOverlap=False)),
         tooltip=["participant", alt.Tooltip("rating:Q", format=".1f"),
                  alt.Tooltip("ci_low:Q", format=".1f"), alt.Tooltip("ci_high:Q", format=".1f"),
                  "provisional"],
     )
-    rule = base.mark_rule(strokeWidth=2).encode(
+    rule = base.mark_rule(strokeWidth=2, color=INK).encode(
         x=alt.X("ci_low:Q", title=f"rating ({unit}), 95% interval", scale=alt.Scale(zero=False)),
         x2="ci_high:Q",
     )
     point = base.mark_point(size=80, filled=True).encode(
         x=alt.X("rating:Q", scale=alt.Scale(zero=False)),
-        fill=alt.condition("datum.provisional", alt.value("white"), alt.value("#1f77b4")),
-        stroke=alt.value("#1f77b4"),
+        fill=alt.condition("datum.provisional", alt.value("white"), alt.value(INK)),
+        stroke=alt.value(INK),
     )
-    return (rule + point).properties(height=alt.Step(28))
+    return (rule + point).properties(height=forest_height(len(order)))
+
+
+def forest_height(participants: int) -> int:
+    """The forest plot's height in pixels: a fixed row per participant (a container-sized
+    height would squash 50 names into the space of 3)."""
+    return rows_height(participants)
 
 
 def pair_matrix(frame: pd.DataFrame, value: str, title: str, fmt: str = ".2f") -> AnyChart:
@@ -54,7 +86,7 @@ def pair_matrix(frame: pd.DataFrame, value: str, title: str, fmt: str = ".2f") -
         tooltip=["a", "b", alt.Tooltip(f"{value}:Q", format=fmt)],
     )
     text = base.mark_text(fontSize=_FONT).encode(text=alt.Text(f"{value}:Q", format=fmt))
-    return (rect + text).properties(title=title)
+    return (rect + text).properties(title=title, height=rows_height(len(names)))
 
 
 def histogram_overlay(masses: pd.DataFrame, x_title: str) -> AnyChart:
@@ -66,7 +98,7 @@ def histogram_overlay(masses: pd.DataFrame, x_title: str) -> AnyChart:
             x=alt.X("bin_low:Q", bin="binned", title=x_title),
             x2="bin_high:Q",
             y=alt.Y("mass:Q", stack=None, title="share of games"),
-            color=alt.Color("participant:N"),
+            color=_participant_colour(),
             tooltip=["participant", "bin_low", "bin_high", alt.Tooltip("mass:Q", format=".2f")],
         )
     )
@@ -83,7 +115,7 @@ def ecdf(values: pd.DataFrame, x_title: str) -> AnyChart:
         .encode(
             x=alt.X("value:Q", title=x_title),
             y=alt.Y("cumulative:Q", title="share of games at or below"),
-            color="participant:N",
+            color=_participant_colour(),
             tooltip=["participant", "game", alt.Tooltip("value:Q", format=".2f")],
         )
     )
@@ -98,30 +130,60 @@ def arms_chart(curves: pd.DataFrame, base: str | None) -> AnyChart:
         .encode(
             x=alt.X("round:O", title="rounds played k"),
             y=alt.Y("arms:Q", title="arms_k (bits, mean over maps)", scale=alt.Scale(zero=False)),
-            color="participant:N",
+            color=_participant_colour(),
             strokeDash=alt.condition("datum.is_base", alt.value([6, 4]), alt.value([1, 0])),
             tooltip=["participant", "round", alt.Tooltip("arms:Q", format=".2f")],
         )
     )
 
 
+def snapshot_label(snapshot: int, created_at: Any) -> str:
+    """How a snapshot is named on the time axis: its id and when it was taken."""
+    return f"#{snapshot} · {pd.Timestamp(created_at):%Y-%m-%d %H:%M}"
+
+
 def rating_history(history: pd.DataFrame, changes: pd.DataFrame, unit: str) -> AnyChart:
-    """Rating per snapshot with the interval band; vertical marks where a spec or the judge
-    changed (`changes`: created_at, kind, name)."""
-    base = alt.Chart(history).encode(
-        x=alt.X("created_at:T", title="snapshot"), color="participant:N"
-    )
-    band = base.mark_area(opacity=0.15).encode(y=alt.Y("ci_low:Q", title=f"rating ({unit})"),
+    """Rating per snapshot with its 95% interval (a band, and a rule at each snapshot so a
+    single snapshot still shows it); dashed marks at the first snapshot after a spec or the
+    judge changed (`changes`: kind, name, detail, first_match_at).
+
+    The x axis is the ordered snapshots (ordinal), labelled by id and time: a time scale
+    over one snapshot has no extent and labels its ticks in milliseconds."""
+    snaps = (history[["snapshot", "created_at"]].drop_duplicates("snapshot")
+             .sort_values(["created_at", "snapshot"]))
+    labels = [snapshot_label(s, c) for s, c in zip(snaps["snapshot"], snaps["created_at"],
+                                                    strict=True)]
+    by_id = dict(zip(snaps["snapshot"], labels, strict=True))
+    frame = history.assign(snapshot_at=[by_id[s] for s in history["snapshot"]])
+    x = alt.X("snapshot_at:O", sort=labels, title="snapshot",
+              scale=alt.Scale(domain=labels), axis=alt.Axis(labelAngle=-30, labelLimit=160))
+    base = alt.Chart(frame).encode(x=x, xOffset="participant:N", color=_participant_colour())
+    band = base.mark_area(opacity=0.15).encode(y=alt.Y("ci_low:Q", title=f"rating ({unit})",
+                                                       scale=alt.Scale(zero=False)),
                                                y2="ci_high:Q")
+    interval = base.mark_rule(opacity=0.5, strokeWidth=2).encode(y="ci_low:Q", y2="ci_high:Q")
     line = base.mark_line(point=True).encode(
         y="rating:Q",
-        tooltip=["participant", "snapshot", alt.Tooltip("rating:Q", format=".1f"),
-                 alt.Tooltip("ci_low:Q", format=".1f"), alt.Tooltip("ci_high:Q", format=".1f")],
+        tooltip=["participant", "snapshot", alt.Tooltip("created_at:T", format="%Y-%m-%d %H:%M"),
+                 alt.Tooltip("rating:Q", format=".1f"), alt.Tooltip("ci_low:Q", format=".1f"),
+                 alt.Tooltip("ci_high:Q", format=".1f")],
     )
-    marks = alt.Chart(changes).mark_rule(strokeDash=[3, 3], color="gray").encode(
-        x="first_match_at:T", tooltip=["kind", "name", "detail"]
-    )
-    return alt.layer(band, line, marks)
+    marks = alt.Chart(_changes_at_snapshots(changes, snaps, labels)).mark_rule(
+        strokeDash=[3, 3], color="gray").encode(x=x, tooltip=["kind", "name", "detail"])
+    return alt.layer(band, interval, line, marks)
+
+
+def _changes_at_snapshots(changes: pd.DataFrame, snaps: pd.DataFrame,
+                          labels: list[str]) -> pd.DataFrame:
+    """Each change placed at the first snapshot taken at or after it (later ones dropped)."""
+    times = [pd.Timestamp(c) for c in snaps["created_at"]]
+    rows = []
+    for change in changes.to_dict("records") if len(changes) else []:
+        when = pd.Timestamp(change["first_match_at"])
+        at = next((label for label, t in zip(labels, times, strict=True) if t >= when), None)
+        if at is not None:
+            rows.append({**change, "snapshot_at": at})
+    return pd.DataFrame(rows, columns=["kind", "name", "detail", "snapshot_at"])
 
 
 def rank_probabilities(probs: pd.DataFrame) -> AnyChart:
@@ -129,10 +191,12 @@ def rank_probabilities(probs: pd.DataFrame) -> AnyChart:
     base = alt.Chart(probs).encode(
         x=alt.X("rank:O", title="rank k"), y=alt.Y("participant:N", title=None)
     )
-    return base.mark_rect().encode(
+    height = rows_height(probs["participant"].nunique() if len(probs) else 1)
+    return (base.mark_rect().encode(
         color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="P(rank=k)"),
         tooltip=["participant", "rank", alt.Tooltip("p:Q", format=".2f")],
-    ) + base.mark_text(fontSize=_FONT).encode(text=alt.Text("p:Q", format=".2f"))
+    ) + base.mark_text(fontSize=_FONT).encode(text=alt.Text("p:Q", format=".2f"))).properties(
+        height=height)
 
 
 def token_frame(tokens: Sequence[str], bits: Sequence[float], label: str = "") -> pd.DataFrame:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 from sqlalchemy import Engine
 
+from arena.storage.read_only import open_read_only
 from dashboard.filters import Filters
 
 _KEY = "_dashboard_context"
@@ -34,7 +35,6 @@ def current() -> Context:
 
 @st.cache_resource(show_spinner=False)
 def engine_for(url: str) -> Engine:
-    """One read-only engine per database URL for the whole server."""
-    from dashboard.database import readonly_engine
-
-    return readonly_engine(url)
+    """One read-only engine per database URL for the whole server (`StorageError` with the
+    fix when the database cannot be opened)."""
+    return open_read_only(url)

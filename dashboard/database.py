@@ -1,6 +1,7 @@
-"""The dashboard's database: opened read-only by `arena.storage.read_only` (which refuses,
-in one sentence, a missing file, a non-arena database and another schema version), and
-checked on every run for the states in which there is nothing to show yet."""
+"""The dashboard's database checks. It is opened by `arena.storage.read_only.open_read_only`
+(the one home of read-only opening: it refuses, in one sentence, a missing file, a
+non-arena database and another schema version); this module only re-checks, on every run,
+the states in which there is nothing to show yet."""
 
 from __future__ import annotations
 
@@ -10,19 +11,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
 from arena.errors import ArenaError
-from arena.storage.read_only import check_schema, open_read_only
-
-
-class DashboardDatabaseError(ArenaError):
-    """The dashboard's database cannot be shown (the message says why and what to do)."""
-
-
-def readonly_engine(url: str) -> Engine:
-    """A read-only engine on the arena database at `url`, schema checked."""
-    try:
-        return open_read_only(url)
-    except ArenaError as error:
-        raise DashboardDatabaseError(str(error)) from None
+from arena.storage.read_only import check_schema
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,15 @@ if picked != detail.id:
     set_page_param("seat", None)
     st.rerun()
 set_page_param("match", str(detail.id))
+# A linked match sets the tournament filter (app.py); one changed since is said plainly.
+outside = []
+if detail.tournament != ctx.filters.tournament:
+    outside.append(f"tournament {detail.tournament!r} (filter: {ctx.filters.tournament!r})")
+if ctx.filters.games and detail.game not in ctx.filters.games:
+    outside.append(f"game {detail.game!r} (filter: {', '.join(ctx.filters.games)})")
+if outside:
+    st.warning(plain(f"Match #{detail.id} is outside the sidebar's filters: its "
+                     f"{' and its '.join(outside)}. The other pages show the filtered data."))
 
 info = pd.DataFrame({
     "field": ["tournament", "game", "version", "dialect", "mode", "main role", "map",

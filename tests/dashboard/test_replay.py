@@ -100,3 +100,26 @@ def test_the_diff_lines_up_a_comparable_match(open_app: OpenApp, arena_db: str) 
     assert len(compare.options) >= 2  # beta's and mallory's matches on the same map
     aligned = next(d.value for d in at.dataframe if f"#{ident}" in d.value.columns)
     assert {"round", "register"} <= set(aligned.columns) and len(aligned) == 2
+
+
+def test_a_linked_match_sets_the_tournament_filter_to_its_own(open_app: OpenApp,
+                                                               arena_db: str) -> None:
+    with create_engine(arena_db).connect() as conn:
+        ident = int(conn.execute(text(
+            "SELECT m.id FROM matches m JOIN tournaments t ON t.id = m.tournament_id "
+            "WHERE t.name = 'duel-cup' ORDER BY m.id")).first()[0])
+    # the link names another tournament than the match's: the match's wins
+    at = open_app("views/replay.py", {"tournament": "nightly", "match": str(ident)})
+    no_exception(at)
+    info = at.dataframe[0].value.set_index("field")["value"]
+    assert info["tournament"] == "duel-cup"
+    sidebar = at.sidebar.selectbox(key="f_tournament")
+    assert sidebar.value == "duel-cup" and at.query_params["tournament"] == "duel-cup"
+    assert not at.warning
+    # picking another tournament afterwards is kept, and the replay says the match is outside it
+    sidebar.set_value("nightly").run()
+    no_exception(at)
+    assert at.sidebar.selectbox(key="f_tournament").value == "nightly"
+    assert at.dataframe[0].value.set_index("field")["value"]["tournament"] == "duel-cup"
+    shown = [w.value.replace("\\", "") for w in at.warning]  # markdown escapes removed
+    assert any("outside the sidebar's filters" in w and "'duel-cup'" in w for w in shown), shown

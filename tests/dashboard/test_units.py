@@ -7,12 +7,13 @@ import json
 from datetime import date
 
 import pandas as pd
+import pytest
 
 from arena.events import Assign, ElicitRequest, ElicitResponse, Reveal, RoundStarted
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
+from arena.storage.read_only import open_read_only
 from dashboard import charts, data, derived
-from dashboard.database import readonly_engine
 from dashboard.filters import Filters, filters_from_params, params_from_filters
 from dashboard.seatview import leaks, seen_by
 from dashboard.transcript_frames import marked_code
@@ -47,7 +48,67 @@ def test_forest_plot_orders_by_rating_and_draws_intervals() -> None:
         "ci_high"
     assert rule["encoding"]["y"]["sort"] == ["a", "b"]
     assert point["encoding"]["fill"]["condition"]["test"] == "datum.provisional"
-    assert spec["height"] == {"step": 28}  # one band per participant, however many
+
+
+@pytest.mark.parametrize("count", [3, 50])
+def test_forest_plot_gives_every_participant_its_own_row(count: int) -> None:
+    ratings = [1000.0 + 7 * ((i * 13) % count) for i in range(count)]
+    board = pd.DataFrame({"participant": [f"participant-{i:02d}" for i in range(count)],
+                          "rating": ratings, "ci_low": [r - 30 for r in ratings],
+                          "ci_high": [r + 30 for r in ratings], "provisional": False})
+    spec = charts.forest_plot(board, "Elo").to_dict()
+    best_first = list(board.sort_values("rating", ascending=False)["participant"])
+    y = spec["layer"][0]["encoding"]["y"]
+    assert y["type"] == "nominal" and y["field"] == "participant"
+    assert y["scale"]["domain"] == best_first and y["sort"] == best_first  # a row each, sorted
+    assert y["axis"]["labelOverlap"] is False
+    # a fixed number of pixels per row, not a container height shared by all
+    assert spec["height"] == count * charts.FOREST_ROW_PX >= count * 20
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rule", "point"]
+    # the participant x participant matrices get the same fixed rows
+    pairs = pd.DataFrame({"a": best_first, "b": best_first[::-1], "p_win": 0.5})
+    assert charts.pair_matrix(pairs, "p_win", "P").to_dict()["height"] == spec["height"]
+    probs = pd.DataFrame({"participant": best_first, "rank": 1, "p": 1.0 / count})
+    assert charts.rank_probabilities(probs).to_dict()["height"] == spec["height"]
+
+
+def _contrast_on_white(colour: str) -> float:
+    def linear(channel: int) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    luminance = 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
+    return 1.05 / (luminance + 0.05)
+
+
+def test_ratings_over_time_with_one_snapshot_has_a_snapshot_axis_and_readable_colours() -> None:
+    created = pd.Timestamp("2026-11-24 18:01:02.739")
+    history = pd.DataFrame({"snapshot": [7] * 4, "created_at": [created] * 4,
+                            "participant": ["a", "b", "c", "d"],
+                            "rating": [1000.0, 990.0, 1010.0, 1020.0],
+                            "ci_low": [950.0] * 4, "ci_high": [1050.0] * 4})
+    changes = pd.DataFrame({"kind": ["judge"], "name": ["j"], "detail": ["x"],
+                            "first_match_at": [created - pd.Timedelta(minutes=1)]})
+    spec = charts.rating_history(history, changes, "Elo").to_dict()
+    label = charts.snapshot_label(7, created)
+    assert label == "#7 · 2026-11-24 18:01"
+    for layer in spec["layer"]:
+        x = layer["encoding"]["x"]
+        assert x["type"] == "ordinal" and x["field"] == "snapshot_at"  # not a time scale
+        assert x["scale"]["domain"] == [label]
+    _band, interval, line, marks = spec["layer"]
+    assert interval["mark"]["type"] == "rule"  # the interval shows even with one snapshot
+    mark_rows = spec["datasets"][marks["data"]["name"]]
+    assert [row["snapshot_at"] for row in mark_rows] == [label]
+    colours = line["encoding"]["color"]["scale"]["range"]
+    assert len(colours) >= 8
+    assert all(_contrast_on_white(c) >= 3.0 for c in colours), colours
+    for chart in (charts.histogram_overlay(pd.DataFrame({"participant": ["a"], "bin_low": [0.0],
+                                                         "bin_high": [1.0], "mass": [1.0]}), "x"),
+                  charts.ecdf(pd.DataFrame({"participant": ["a"], "game": ["g"],
+                                            "value": [1.0]}), "x")):
+        assert chart.to_dict()["encoding"]["color"]["scale"]["range"] == colours
 
 
 def test_other_charts_encode_their_columns() -> None:
@@ -110,7 +171,7 @@ def test_filters_round_trip_through_query_params() -> None:
 
 
 def test_match_records_agree_with_the_storage_layer(arena_db: str) -> None:
-    engine = readonly_engine(arena_db)
+    engine = open_read_only(arena_db)
     ours = {r.match_id: r for r in data.match_records(data.scored_seats(engine, Filters(
         "nightly")))}
     store = Store.open(arena_db)
@@ -128,7 +189,7 @@ def test_match_records_agree_with_the_storage_layer(arena_db: str) -> None:
 
 
 def test_queries_follow_filters_and_the_watermark_moves(arena_db: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    engine = readonly_engine(arena_db)
+    engine = open_read_only(arena_db)
     everything = data.match_count(engine, Filters("nightly"))
     only = data.match_count(engine, Filters("nightly", games=("condense",)))
     assert everything == 30 and 0 < only < everything
@@ -151,7 +212,7 @@ def test_queries_follow_filters_and_the_watermark_moves(arena_db: str, tmp_path)
 
 
 def test_snapshot_board_rank_change_and_probabilities(arena_db: str) -> None:
-    engine = readonly_engine(arena_db)
+    engine = open_read_only(arena_db)
     first, second = sorted(int(i) for i in data.snapshots(engine, "nightly")["id"])[:2]
     board = derived.snapshot_board(engine, second)
     assert list(board["rank"]) == list(range(1, len(board) + 1))
