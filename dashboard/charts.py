@@ -35,9 +35,14 @@ def _participant_colour(title: str | None = "participant") -> Any:
 
 
 def rows_height(rows: int) -> int:
-    """A fixed row height per category: Streamlit sizes charts to the container and ignores
-    Vega-Lite's step heights, which squashed every row into one band."""
+    """A fixed row height per category (the plot area's height; see `ROWS_AUTOSIZE`)."""
     return FOREST_ROW_PX * max(rows, 1)
+
+
+# Streamlit's default autosize "fit" squeezes axes and legends into the chart's height, which
+# squashed every row of a one-row-per-participant chart into one band; "fit-x" fits the width
+# to the page and leaves the height to the rows.
+ROWS_AUTOSIZE: Any = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
 def forest_plot(board: pd.DataFrame, unit: str) -> AnyChart:
@@ -63,7 +68,7 @@ def forest_plot(board: pd.DataFrame, unit: str) -> AnyChart:
         fill=alt.condition("datum.provisional", alt.value("white"), alt.value(INK)),
         stroke=alt.value(INK),
     )
-    return (rule + point).properties(height=forest_height(len(order)))
+    return (rule + point).properties(height=forest_height(len(order)), autosize=ROWS_AUTOSIZE)
 
 
 def forest_height(participants: int) -> int:
@@ -86,7 +91,8 @@ def pair_matrix(frame: pd.DataFrame, value: str, title: str, fmt: str = ".2f") -
         tooltip=["a", "b", alt.Tooltip(f"{value}:Q", format=fmt)],
     )
     text = base.mark_text(fontSize=_FONT).encode(text=alt.Text(f"{value}:Q", format=fmt))
-    return (rect + text).properties(title=title, height=rows_height(len(names)))
+    return (rect + text).properties(title=title, height=rows_height(len(names)),
+                                    autosize=ROWS_AUTOSIZE)
 
 
 def histogram_overlay(masses: pd.DataFrame, x_title: str) -> AnyChart:
@@ -196,7 +202,7 @@ def rank_probabilities(probs: pd.DataFrame) -> AnyChart:
         color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="P(rank=k)"),
         tooltip=["participant", "rank", alt.Tooltip("p:Q", format=".2f")],
     ) + base.mark_text(fontSize=_FONT).encode(text=alt.Text("p:Q", format=".2f"))).properties(
-        height=height)
+        height=height, autosize=ROWS_AUTOSIZE)
 
 
 def token_frame(tokens: Sequence[str], bits: Sequence[float], label: str = "") -> pd.DataFrame:

@@ -64,12 +64,14 @@ def test_forest_plot_gives_every_participant_its_own_row(count: int) -> None:
     assert y["axis"]["labelOverlap"] is False
     # a fixed number of pixels per row, not a container height shared by all
     assert spec["height"] == count * charts.FOREST_ROW_PX >= count * 20
+    assert spec["autosize"]["type"] == "fit-x"  # Streamlit's "fit" would squeeze the rows
     assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rule", "point"]
     # the participant x participant matrices get the same fixed rows
     pairs = pd.DataFrame({"a": best_first, "b": best_first[::-1], "p_win": 0.5})
-    assert charts.pair_matrix(pairs, "p_win", "P").to_dict()["height"] == spec["height"]
     probs = pd.DataFrame({"participant": best_first, "rank": 1, "p": 1.0 / count})
-    assert charts.rank_probabilities(probs).to_dict()["height"] == spec["height"]
+    for matrix in (charts.pair_matrix(pairs, "p_win", "P"), charts.rank_probabilities(probs)):
+        assert matrix.to_dict()["height"] == spec["height"]
+        assert matrix.to_dict()["autosize"]["type"] == "fit-x"
 
 
 def _contrast_on_white(colour: str) -> float:
