@@ -117,7 +117,8 @@ def ecdf(values: pd.DataFrame, x_title: str) -> AnyChart:
         .transform_window(
             cumulative="cume_dist()", sort=[{"field": "value"}], groupby=["participant"]
         )
-        .mark_line(interpolate="step-after")
+        # points too: a participant with one game has a one-point line, which draws nothing
+        .mark_line(interpolate="step-after", point=True)
         .encode(
             x=alt.X("value:Q", title=x_title),
             y=alt.Y("cumulative:Q", title="share of games at or below"),

@@ -128,6 +128,7 @@ def test_other_charts_encode_their_columns() -> None:
     ecdf = charts.ecdf(pd.DataFrame({"participant": ["a"], "game": ["g"], "value": [1.0]}),
                        "x").to_dict()
     assert ecdf["transform"][0]["window"][0]["op"] == "cume_dist"
+    assert ecdf["mark"]["point"] is True  # one game per participant still shows
 
 
 def events_with_a_leak() -> list:  # type: ignore[type-arg]
