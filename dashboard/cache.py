@@ -39,10 +39,10 @@ def compute(name: str, *args: Any, **kwargs: Any) -> Any:
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _seats(url: str, watermark: tuple[int, ...], filters: Filters) -> pd.DataFrame:
-    """The seats of the selected done matches (`data.scored_seats`), shared (not copied) by
-    every page that normalises scores: reading them is the costly part over 100 000
-    matches."""
-    return data.scored_seats(engine_for(url), filters)
+    """The rated seats of the selected done matches (`data.scored_seats`), shared (not
+    copied) by every page that normalises scores: reading them is the costly part over
+    100 000 matches."""
+    return data.scored_seats(engine_for(url), filters, rated_only=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Engine, Select, and_, case, func, select
+from sqlalchemy import Engine, Select, and_, case, func, select, true
 from sqlalchemy.sql import ColumnElement
 
 from arena.events import Event, event_from_json
@@ -295,9 +295,10 @@ def seat_rows(engine: Engine, match_ids: Sequence[int]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def scored_seats(engine: Engine, filters: Filters) -> pd.DataFrame:
+def scored_seats(engine: Engine, filters: Filters, rated_only: bool = False) -> pd.DataFrame:
     """One row per seat of every done match that `filters` select: match, game, map_id,
-    mode, rounds, role, participant, main, best, forfeit, round_scores_json."""
+    mode, rounds, role, participant, main, best, forfeit, round_scores_json. `rated_only`
+    leaves NPC seats out (normalisation never reads them)."""
     query = _joined(
         select(
             MATCHES.c.id.label("match"), GAMES.c.name.label("game"), MATCHES.c.map_id,
@@ -309,6 +310,8 @@ def scored_seats(engine: Engine, filters: Filters) -> pd.DataFrame:
         .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
         .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
     ).where(and_(MATCHES.c.status == "done", *_match_conditions(filters)))
+    if rated_only:
+        query = query.where(SEATS.c.main == true())
     return _driver_frame(engine, query.order_by(MATCHES.c.id, SEATS.c.id))
 
 

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from arena.storage.read_only import open_read_only
 from dashboard import data, derived
 from dashboard.arms_table import arms_from_seats
-from dashboard.database import readonly_engine
 from dashboard.filters import Filters
 from tournaments.ratings.normalisation import arms_curves
 
@@ -47,10 +47,20 @@ def _same_scores(seats: pd.DataFrame, base: str) -> None:
 def test_fast_normalisation_equals_the_records_computation_on_the_fixture(
     arena_db: str, tournament: str
 ) -> None:
-    seats = data.scored_seats(readonly_engine(arena_db), Filters(tournament))
+    engine = open_read_only(arena_db)
+    seats = data.scored_seats(engine, Filters(tournament))
     assert len(seats) >= 8
     _same_scores(seats, "alpha")
     assert not derived.seat_arms(seats).empty
+    # the pages read only the rated seats: the same numbers as the records of every seat
+    rated = data.scored_seats(engine, Filters(tournament), rated_only=True)
+    assert len(rated) == int(seats["main"].astype(bool).sum())
+    records = data.match_records(seats)
+    for how in ("catch-up", "narms", "reference"):
+        pd.testing.assert_frame_equal(
+            derived.seat_normalised_scores(rated, "alpha", how)[0],
+            derived.normalised_scores(records, "alpha", how)[0],
+            check_exact=False, rtol=0, atol=1e-12)
 
 
 def _seat(match: int, game: str, map_id: str, role: str, who: str, rounds: list[float | None],
