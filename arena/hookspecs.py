@@ -9,10 +9,11 @@ A plugin is a module (or an object) exposed under the entry-point group ``xent_a
     # my_package/arena_plugin.py
     from arena.hookspecs import hookimpl
     from arena.plugin_types import PlayerEntry
+    from arena.spec_params import SpecParams
 
     @hookimpl
     def arena_players() -> list[PlayerEntry]:
-        return [PlayerEntry("mybot", make_mybot, "My bot", "arg: none")]
+        return [PlayerEntry("mybot", make_mybot, "My bot", SpecParams(arg="a colour"))]
 
 Every hook is called once per plugin; a plugin that raises inside a hook is reported by
 `arena plugins` and skipped, and the other plugins still load. Hook wrappers are not used

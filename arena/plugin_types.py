@@ -61,34 +61,32 @@ class PlayerEntry:
         name: the spec name, e.g. "random" for `random?words=5`.
         factory: builds the player; raises `ConfigError` for a bad spec.
         description: one line for `arena plugins`.
-        params_doc: the accepted arg and parameters, e.g. "arg: model id; temperature=<float>".
-        check: validates a spec's arg and parameters without building anything, raising
-            `ConfigError` like the factory would; tournament files are checked with it
-            before anything runs (None: the spec is only checked when a match builds it).
         params: the declared ':' argument and parameters (`arena.spec_params`); the registry
             validates every spec against them before `check` or the factory, and
-            `arena plugins` shows their docs (`params_doc` is for undeclared entries).
+            `arena plugins` renders their docs (None: undeclared, nothing checked up front).
+        check: validates what the declaration cannot (a model folder exists, an environment
+            variable is set, ...) without building anything, raising `ConfigError` like the
+            factory would; tournament files are checked with it before anything runs.
     """
 
     name: str
     factory: PlayerFactory
     description: str = ""
-    params_doc: str = ""
-    check: SpecCheck | None = None
     params: SpecParams | None = None
+    check: SpecCheck | None = None
 
 
 @dataclass(frozen=True)
 class JudgeEntry:
     """A judge kind: `factory(spec)` builds a judge (loading weights lazily is advised);
-    `check(spec)`, if given, validates a spec without loading anything (see PlayerEntry)."""
+    `params` declares its spec and `check(spec)`, if given, validates the rest without
+    loading anything (see PlayerEntry)."""
 
     name: str
     factory: JudgeFactory
     description: str = ""
-    params_doc: str = ""
-    check: SpecCheck | None = None
     params: SpecParams | None = None
+    check: SpecCheck | None = None
 
 
 @dataclass(frozen=True)
@@ -105,12 +103,12 @@ class ExecutorEntry:
 
 @dataclass(frozen=True)
 class StorySourceEntry:
-    """A story source kind: `factory(spec, judge)` builds a source of map texts."""
+    """A story source kind: `factory(spec, judge)` builds a source of map texts; `params`
+    declares its spec (see PlayerEntry)."""
 
     name: str
     factory: StorySourceFactory
     description: str = ""
-    params_doc: str = ""
     params: SpecParams | None = None
 
 

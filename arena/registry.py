@@ -168,6 +168,15 @@ class Registry:
                 except PluginError as exc:
                     self._fail(plugin, str(exc))
                     continue
+                params = getattr(entry, "params", None)
+                if params is not None and not isinstance(params, SpecParams):
+                    self._fail(
+                        plugin,
+                        f"{kind} '{entry.name}' declares its parameters as a "
+                        f"{type(params).__name__}, expected arena.SpecParams; declare them "
+                        "with SpecParams(params=(Param(...), ...)) (see plugins/README.md).",
+                    )
+                    continue
                 if self._clash(kind, entry.name, plugin, table):
                     continue
                 table[entry.name] = (plugin, entry)

@@ -28,6 +28,8 @@ class Param:
         default: shown in the docs (None: no default, or computed by the factory).
         help: one phrase for `arena plugins`.
         minimum: for numbers, the smallest accepted value.
+        maximum: for numbers, the largest accepted value.
+        choices: for strings, the accepted values (empty: any text).
     """
 
     name: str
@@ -35,13 +37,16 @@ class Param:
     default: object = None
     help: str = ""
     minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
 
     def check(self, spec: Spec, kind: str) -> None:
         """Raise `ConfigError` when the spec's value does not fit the declared type."""
+        value: float
         if self.type == "int":
             least = None if self.minimum is None else int(self.minimum)
             example = self.default if isinstance(self.default, int) else least or 1
-            spec.int_param(self.name, example, minimum=least)
+            value = spec.int_param(self.name, example, minimum=least)
         elif self.type == "float":
             number = self.default if isinstance(self.default, float | int) else 1.0
             value = spec.float_param(self.name, float(number))
@@ -52,10 +57,25 @@ class Param:
                 )
         elif self.type == "bool":
             spec.bool_param(self.name, False)
+            return
+        else:
+            text = spec.params[self.name]
+            if self.choices and text not in self.choices:
+                raise ConfigError(
+                    f"Parameter '{self.name}' of {kind} '{spec.raw}' cannot be '{text}'."
+                    f"{did_you_mean(text, self.choices)}"
+                )
+            return
+        if self.maximum is not None and value > self.maximum:
+            raise ConfigError(
+                f"Parameter '{self.name}' of {kind} '{spec.raw}' must be <= "
+                f"{self.maximum:g}, got {value:g}."
+            )
 
     def doc(self) -> str:
         default = "" if self.default is None else f" (default {self.default})"
-        return f"{self.name}=<{self.type}> {self.help}{default}".replace("  ", " ").strip()
+        shape = "|".join(self.choices) if self.choices else f"<{self.type}>"
+        return f"{self.name}={shape} {self.help}{default}".replace("  ", " ").strip()
 
 
 @dataclass(frozen=True)

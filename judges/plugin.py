@@ -14,10 +14,51 @@ from dataclasses import replace
 from arena.hookspecs import hookimpl
 from arena.plugin_types import JudgeEntry
 from arena.protocols.judge import Judge
+from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
+from judges.hf_load import DTYPES
 
-POOL_PARAMS = ("pool", "pool_wait_ms", "pool_tokens", "pool_cache")
-_POOL_DOC = "pool=0|1 pool_wait_ms=<ms> pool_tokens=<batch token budget> pool_cache=<entries>"
+# Declared here, not in the judge modules, so that listing plugins imports neither torch
+# nor aiohttp; the judge modules still refuse unknown parameters when called directly.
+_POOL = (
+    Param("pool", "bool", True, "batch, dedup and cache requests (0 = the bare backend)"),
+    Param("pool_wait_ms", "float", 5.0, "how long a batch waits to fill", minimum=0.0),
+    Param("pool_tokens", "int", 8192, "token budget of a batch", minimum=1),
+    Param("pool_cache", "int", 100_000, "cached scores, 0 = none", minimum=0),
+)
+POOL_PARAMS = tuple(param.name for param in _POOL)
+_MODEL = (
+    Param("device", "str", "cpu", "torch device; comma-separated for one replica each"),
+    Param("dtype", "str", "float32", "weights' precision", choices=tuple(DTYPES)),
+    Param("attn", "str", help="attention implementation, e.g. sdpa or eager"),
+)
+NGRAM_PARAMS = SpecParams(params=(Param("order", "int", 5, "n-gram order, 1..10",
+                                        minimum=1, maximum=10),))
+BUNDLED_PARAMS = SpecParams(params=(*_MODEL, *_POOL))
+HF_PARAMS = SpecParams(
+    arg="hub id or model folder",
+    params=(
+        *_MODEL,
+        Param("revision", "str", help="hub branch, tag or commit"),
+        Param("trust_remote_code", "bool", False, "run the model repository's own code"),
+        Param("max_batch_tokens", "int", 8192, "padded tokens per forward pass", minimum=1),
+        Param("packing", "bool", True, "pack several requests per row when supported"),
+        *_POOL,
+    ),
+)
+REMOTE_PARAMS = SpecParams(
+    arg="server base URL",
+    params=(
+        Param("token_env", "str", help="environment variable holding the server's token"),
+        Param("protocol", "str", "native", "our server or vLLM", choices=("native", "openai")),
+        Param("timeout", "float", 120.0, "seconds per request"),
+        Param("max_concurrency", "int", 8, "requests in flight", minimum=1),
+        Param("batch_size", "int", 256, "requests per HTTP call", minimum=1),
+        Param("model", "str", help="model name (openai protocol)"),
+        Param("bos_text", "str", help="text standing for the beginning of a sequence"),
+        *_POOL,
+    ),
+)
 
 
 def _backend_spec(spec: Spec) -> Spec:
@@ -109,30 +150,28 @@ def arena_judges() -> list[JudgeEntry]:
             "ngram",
             create_ngram,
             "Offline character n-gram judge (no torch, no download; for tests).",
-            "order=<1..10>",
+            NGRAM_PARAMS,
             check=create_ngram,  # building it is instant and loads nothing
         ),
         JudgeEntry(
             "bundled",
             create_bundled,
             "The arena's tiny GPT-2 judge, trained offline and shipped with the package.",
-            f"device=cpu dtype=float32 attn=<impl>; {_POOL_DOC}",
+            BUNDLED_PARAMS,
             check=_check_pooled(check_bundled),
         ),
         JudgeEntry(
             "hf",
             create_hf,
             "Any transformers causal LM by hub id or local folder (GPU, bf16, several devices).",
-            "arg: hub id or folder; device=cpu|cuda:0,cuda:1 dtype=float32|bfloat16|float16|auto "
-            f"attn=sdpa revision=<rev> trust_remote_code=0 max_batch_tokens=8192; {_POOL_DOC}",
+            HF_PARAMS,
             check=_check_pooled(check_hf),
         ),
         JudgeEntry(
             "remote",
             create_remote,
             "A judge served over HTTP: ours (`judges.remote_server`) or vLLM /v1/completions.",
-            "arg: base URL; token_env=<VAR> protocol=native|openai model=<name> "
-            f"bos_text=<text> timeout=<s> max_concurrency=<n>; {_POOL_DOC}",
+            REMOTE_PARAMS,
             check=_check_pooled(check_remote),
         ),
     ]

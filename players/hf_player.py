@@ -35,11 +35,20 @@ from typing import Any
 from arena.errors import ConfigError, MissingExtraError, PlayerError
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
+from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
 from players.prompting import PromptOptions, build_messages, build_prompt_text
 from players.reply_parsing import MissingMoveTags, parse_reply, strip_thinking
 
-PARAMS = ("device", "max_new_tokens", "temperature")
+SPEC_PARAMS = SpecParams(
+    arg="hub id, local folder, or 'bundled' (the arena's tiny model)",
+    params=(
+        Param("device", "str", "cpu", "torch device"),
+        Param("max_new_tokens", "int", 32, "tokens generated per move", minimum=1),
+        Param("temperature", "float", 0.8, "sampling temperature, 0 = greedy", minimum=0.0),
+    ),
+)
+PARAMS = SPEC_PARAMS.names
 _ANY_TAG = re.compile(r"</?move\b[^>]*>", re.IGNORECASE)
 _CLOSE = re.compile(r"</move\s*>", re.IGNORECASE)
 

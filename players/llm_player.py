@@ -50,16 +50,29 @@ from tenacity import (
 from arena.errors import ConfigError, MissingExtraError, PermanentPlayerError, PlayerError
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
+from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
 from players.prompting import PromptOptions, build_messages
 from players.reply_parsing import MissingMoveTags, parse_reply
 
 log = logging.getLogger(__name__)
 
-PARAMS = (
-    "temperature", "max_tokens", "api_base", "timeout", "retries", "concurrency", "cot",
-    "api_key_env", "backoff", "backoff_max",
+SPEC_PARAMS = SpecParams(
+    arg="litellm model id, e.g. openai/gpt-4o-mini",
+    params=(
+        Param("temperature", "float", 0.2, "sampling temperature", minimum=0.0),
+        Param("max_tokens", "int", 256, "tokens per answer", minimum=1),
+        Param("api_base", "str", help="OpenAI-compatible server URL (vLLM, Ollama, ...)"),
+        Param("timeout", "float", 60.0, "seconds per request (> 0)"),
+        Param("retries", "int", 4, "retries of a failed request", minimum=0),
+        Param("concurrency", "int", 4, "requests in flight per endpoint", minimum=1),
+        Param("cot", "bool", False, "reason in <think> tags before the answer"),
+        Param("api_key_env", "str", help="environment variable holding the API key"),
+        Param("backoff", "float", 1.0, "first retry delay in seconds", minimum=0.0),
+        Param("backoff_max", "float", 30.0, "longest retry delay in seconds", minimum=0.0),
+    ),
 )
+PARAMS = SPEC_PARAMS.names
 BAD_LITELLM_VERSIONS = frozenset({"1.82.7", "1.82.8"})
 _PERMANENT_STATUS = frozenset({400, 401, 402, 403, 404, 422})
 _OPENAI_COMPATIBLE = ("openai/", "hosted_vllm/", "text-completion-openai/")

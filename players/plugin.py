@@ -8,12 +8,15 @@ from arena.hookspecs import hookimpl
 from arena.plugin_types import PlayerContext, PlayerEntry, PlayerFactory
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
+from players.hf_player import SPEC_PARAMS as HF_PARAMS
 from players.hf_player import create_hf_player
 from players.hf_player import parse_settings as hf_settings
 from players.human_player import create_human_player
+from players.llm_player import SPEC_PARAMS as LLM_PARAMS
 from players.llm_player import create_llm_player
 from players.llm_player import parse_settings as llm_settings
 from players.random_words import create_random_player
+from players.remote_player import SPEC_PARAMS as REMOTE_PARAMS
 from players.remote_player import create_remote_player
 from players.scripted import create_scripted_player
 from players.search_player import check_search_spec, create_search_player
@@ -53,17 +56,14 @@ def arena_players() -> list[PlayerEntry]:
             "litellm",
             create_llm_player,
             "Any model litellm reaches (hosted APIs; vLLM, Ollama, llama.cpp via api_base).",
-            "arg: litellm model id, e.g. openai/gpt-4o-mini; temperature=0.2 max_tokens=256 "
-            "api_base=<url> timeout=60 retries=4 concurrency=4 cot=0|1 "
-            "api_key_env=<ENV VAR> backoff=1 backoff_max=30",
+            LLM_PARAMS,
             check=llm_settings,
         ),
         PlayerEntry(
             "hf",
             create_hf_player,
             "A local transformers causal LM (chat template when it has one).",
-            "arg: hub id, local folder, or 'bundled' (the arena's tiny model); device=cpu "
-            "max_new_tokens=32 temperature=0.8 (0 = greedy)",
+            HF_PARAMS,
             check=hf_settings,
         ),
         PlayerEntry(
@@ -89,8 +89,7 @@ def arena_players() -> list[PlayerEntry]:
             "remote",
             create_remote_player,
             "An external agent over a websocket (see examples/remote_agent.py).",
-            "arg: agent name; token_env=<VAR> (default ARENA_REMOTE_TOKEN); host=<ip>; "
-            "port=<n> (default 8765, 0 = any); timeout=<s> (default 300)",
+            REMOTE_PARAMS,
             check=_by_building(create_remote_player),
         ),
     ]

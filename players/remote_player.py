@@ -22,14 +22,25 @@ from typing import TYPE_CHECKING
 from arena.errors import ConfigError
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
+from arena.spec_params import Param, SpecParams
 from arena.specs import NAME_RE, Spec
 
 if TYPE_CHECKING:
     from players.remote_server import RemoteServer
 
-PARAMS = ("token_env", "host", "port", "timeout")
 DEFAULT_TOKEN_ENV = "ARENA_REMOTE_TOKEN"
 DEFAULT_PORT = 8765
+SPEC_PARAMS = SpecParams(
+    arg="agent name (it connects to ws://<host>:<port>/agents/<name>)",
+    params=(
+        Param("token_env", "str", DEFAULT_TOKEN_ENV, "environment variable holding the token"),
+        Param("host", "str", "127.0.0.1", "address to listen on"),
+        Param("port", "int", DEFAULT_PORT, "port to listen on, 0 = any", minimum=0,
+              maximum=65535),
+        Param("timeout", "float", 300.0, "seconds the agent has per move (> 0)"),
+    ),
+)
+PARAMS = SPEC_PARAMS.names
 
 
 class RemotePlayer:

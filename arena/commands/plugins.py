@@ -21,8 +21,8 @@ from arena.registry import PluginInfo, Registry, command_names
 
 
 def spec_docs(registry: Registry) -> dict[str, dict[str, str]]:
-    """kind -> name -> what its spec takes: rendered from the declared parameters
-    (`arena.spec_params`), else the entry's free-text `params_doc`."""
+    """kind -> name -> what its spec takes, rendered from the declared parameters
+    (`arena.spec_params`); "" for an undeclared entry."""
     entries: dict[str, dict[str, Any]] = {
         "players": {n: registry.player_entry(n) for n in registry.player_names()},
         "judges": {n: registry.judge_entry(n) for n in registry.judge_names()},
@@ -30,7 +30,7 @@ def spec_docs(registry: Registry) -> dict[str, dict[str, str]]:
     }
     return {
         kind: {
-            name: entry.params.doc() if entry.params is not None else entry.params_doc
+            name: entry.params.doc() if entry.params is not None else ""
             for name, entry in found.items()
         }
         for kind, found in entries.items()

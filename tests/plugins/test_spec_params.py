@@ -7,8 +7,10 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import pytest
 
@@ -17,7 +19,8 @@ from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import PlayerContext
 from arena.registry import Registry
 from arena.spec_params import Param, SpecParams
-from tournaments.config import TournamentConfigError, load_tournament
+from tournaments.config import load_tournament
+from tournaments.config_errors import TournamentConfigError
 from tournaments.prepare import prepare_tournament
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,7 +63,7 @@ class Plugin:
     built: ClassVar[list[str]] = []
 
     @staticmethod
-    def factory(spec: Spec, ctx: PlayerContext) -> object:
+    def factory(spec: Spec, ctx: PlayerContext) -> NoReturn:
         Plugin.built.append(spec.raw)
         raise AssertionError("never reached for a bad spec")
 
@@ -107,3 +110,151 @@ def test_arena_plugins_renders_the_declared_docs() -> None:
     table = subprocess.run([sys.executable, "-m", "arena.cli", "plugins"], cwd=REPO, env=env,
                            capture_output=True, text=True, timeout=120)
     assert "Spec parameters" in table.stdout and "per_round=<bool>" in table.stdout
+
+
+def _kinds(registry: Registry) -> dict[str, dict[str, Any]]:
+    """kind -> name -> entry, for every player, judge and story source the installed
+    plugins register."""
+    return {
+        "player": {n: registry.player_entry(n) for n in registry.player_names()},
+        "judge": {n: registry.judge_entry(n) for n in registry.judge_names()},
+        "story source": {
+            n: registry.story_source_entry(n) for n in registry.story_source_names()
+        },
+    }
+
+
+def test_every_registered_player_judge_and_story_source_declares_its_parameters() -> None:
+    kinds = _kinds(Registry.load())
+    assert {"random", "scripted", "litellm", "hf", "search", "human", "remote"} <= set(
+        kinds["player"]
+    )
+    assert {"ngram", "bundled", "hf", "remote"} <= set(kinds["judge"])
+    for kind, entries in kinds.items():
+        for name, entry in entries.items():
+            assert isinstance(getattr(entry, "params", None), SpecParams), (kind, name)
+            assert not hasattr(entry, "params_doc"), (kind, name)  # one home: the declaration
+
+
+def _bad_value(param: Param) -> str:
+    return {"int": "many", "float": "warm", "bool": "maybe"}.get(param.type, "bogus")
+
+
+class Spies:
+    """Re-registers the installed entries with factories and checks that record calls."""
+
+    called: ClassVar[list[str]] = []
+
+    def __init__(self, kinds: dict[str, dict[str, Any]]) -> None:
+        self.kinds = kinds
+
+    @staticmethod
+    def spy(*args: object) -> object:
+        Spies.called.append(str(args[0]))
+        raise AssertionError("a spec the declaration refuses never reaches the plugin")
+
+    def _wrapped(self, kind: str) -> list[object]:
+        return [replace(entry, factory=self.spy, **({} if kind == "story source" else
+                                                      {"check": self.spy}))
+                for entry in self.kinds[kind].values()]
+
+    @hookimpl
+    def arena_players(self) -> list[object]:
+        return self._wrapped("player")
+
+    @hookimpl
+    def arena_judges(self) -> list[object]:
+        return self._wrapped("judge")
+
+    @hookimpl
+    def arena_story_sources(self) -> list[object]:
+        return self._wrapped("story source")
+
+
+def test_a_bad_option_or_value_is_refused_before_any_factory_or_check_runs() -> None:
+    kinds = _kinds(Registry.load())
+    pm = create_plugin_manager(load_entrypoints=False)
+    pm.register(Spies(kinds), name="spies")
+    registry = Registry.from_plugin_manager(pm)
+    assert registry.failures() == []
+    build: dict[str, Callable[[str], object]] = {
+        "player": registry.create_player,
+        "judge": registry.create_judge,
+        "story source": registry.create_story_source,
+    }
+    typed = 0
+    for kind, entries in kinds.items():
+        for name, entry in entries.items():
+            params = entry.params
+            head = f"{name}:x" if params.arg is not None else name
+            with pytest.raises(ConfigError) as error:
+                build[kind](f"{head}?bogus=1")
+            text = str(error.value)
+            assert text.startswith(f"Unknown parameter 'bogus' for {kind} '{head}?bogus=1'.")
+            assert "Valid options: " + ", ".join(sorted(params.names)) in text
+            assert "\n" not in text
+            for param in params.params:
+                if param.type == "str" and not param.choices:
+                    continue  # any text is a valid value
+                spec = f"{head}?{param.name}={_bad_value(param)}"
+                with pytest.raises(ConfigError, match=f"'{param.name}' of ") as error:
+                    build[kind](spec)
+                assert spec in str(error.value) and "\n" not in str(error.value)
+                if kind != "story source":
+                    with pytest.raises(ConfigError):
+                        registry.check_spec(kind, spec)
+                typed += 1
+            if params.arg is None:
+                with pytest.raises(ConfigError, match="takes no ':' argument"):
+                    build[kind](f"{name}:x")
+    assert typed > 40
+    assert Spies.called == []
+
+
+def test_the_entries_own_checks_still_run_after_the_declaration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ARENA_UNSET_FOR_TEST", raising=False)
+    registry = Registry.load()
+    cases = [
+        ("player", "litellm:openai/x?api_key_env=ARENA_UNSET_FOR_TEST", "is not set"),
+        ("player", "litellm:openai/x?timeout=0", "timeout must be > 0"),
+        ("player", "hf", "names no model"),
+        ("player", "remote:bot?token_env=ARENA_UNSET_FOR_TEST", "which is not set"),
+        ("judge", "remote?timeout=3", "names no server"),
+        ("judge", "remote:http://127.0.0.1:1?token_env=ARENA_UNSET_FOR_TEST", "not set"),
+    ]
+    for kind, spec, message in cases:
+        with pytest.raises(ConfigError, match=message):
+            registry.check_spec(kind, spec)
+
+
+def test_a_plugin_declaring_parameters_as_text_is_reported_not_loaded() -> None:
+    class Old:
+        @hookimpl
+        def arena_players(self) -> list[PlayerEntry]:
+            return [PlayerEntry("old", Plugin.factory, "old style", "words=<n>")]  # type: ignore[arg-type]
+
+    pm = create_plugin_manager(load_entrypoints=False)
+    pm.register(Old(), name="old_plugin")
+    registry = Registry.from_plugin_manager(pm)
+    assert "old" not in registry.player_names()
+    [failure] = registry.failures()
+    assert "declares its parameters as a str, expected arena.SpecParams" in failure.error
+
+
+def test_arena_plugins_shows_every_declaration() -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "plugins", "--json"], cwd=REPO,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)["specs"]
+    plural = {"player": "players", "judge": "judges", "story source": "story sources"}
+    for kind, entries in _kinds(Registry.load()).items():
+        assert shown[plural[kind]] == {
+            name: entry.params.doc()
+            for name, entry in entries.items()
+        }
+    assert "protocol=native|openai our server or vLLM (default native)" in shown["judges"]["remote"]
+    assert shown["judges"]["ngram"] == "order=<int> n-gram order, 1..10 (default 5)"
+    assert shown["players"]["litellm"].startswith("arg: litellm model id")

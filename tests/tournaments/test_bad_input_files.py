@@ -167,12 +167,13 @@ def test_a_game_full_of_errors_lists_twenty_and_counts_the_rest() -> None:
 @pytest.mark.parametrize(
     ("judge", "expected"),
     [
-        ("ngram?order=many", "order must be an integer"),
-        ("bundled?devise=cpu", "Unknown bundled judge parameter 'devise'"),
+        ("ngram?order=many", "must be an integer, got 'many'"),
+        ("bundled?devise=cpu", "Unknown parameter 'devise' for judge 'bundled?devise=cpu'"),
         ("bundled?pool_tokens=0", "must be >= 1"),
         ("hf?device=cpu", "names no model"),
         ("hf:gpt2?packing=maybe", "must be a boolean"),
-        ("remote:http://127.0.0.1:1?protocol=grpc", "Unknown remote judge protocol 'grpc'"),
+        ("remote:http://127.0.0.1:1?protocol=grpc", "'protocol' of judge 'remote:http://127.0.0.1:1"
+         "?protocol=grpc' cannot be 'grpc'. Valid options: native, openai."),
     ],
 )
 def test_judge_spec_options_join_the_listing_without_loading_anything(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena import PlayerEntry, hookimpl
+from arena import Param, PlayerEntry, SpecParams, hookimpl
 from arena_echo_player.player import create_echo_player
 
 
@@ -13,6 +13,9 @@ def arena_players() -> list[PlayerEntry]:
             "echo",
             create_echo_player,
             "Repeats words it can see (example plugin).",
-            "words=<n> words per move (default: max_len); seed=<int>",
+            SpecParams(params=(
+                Param("words", "int", help="words per move (default: max_len)", minimum=1),
+                Param("seed", "int", 0, "extra seed"),
+            )),
         )
     ]
