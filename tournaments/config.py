@@ -65,13 +65,13 @@ from tournaments.config_errors import (
     key_path,
     looks_like_key,
 )
+from tournaments.plugin_problems import JUDGE_STORIES, registry_problems
 
 if TYPE_CHECKING:
     from arena.registry import Registry
 
 Mode = Literal["eval", "head_to_head"]
 MAX_FILE_BYTES = 4 * 2**20  # far above any real tournament file; reading stays bounded
-JUDGE_STORIES = "judge"
 
 
 def check_spec(text: str) -> str:
@@ -261,8 +261,6 @@ def parse_tournament(
         problems += from_validation_error(error, data, FIELDS)
     problems += reference_problems(data)
     if (problems or config is None) and registry is not None:
-        from tournaments.prepare import registry_problems  # prepare builds on this module
-
         problems += registry_problems(data, registry, base_dir or Path.cwd())
     if problems or config is None:
         raise TournamentConfigError(source, problems)

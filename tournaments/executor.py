@@ -47,11 +47,11 @@ from arena.storage import (
     queries,
 )
 from arena.storage.abandoned_runs import interrupt_abandoned_runs
-from tournaments.config import JUDGE_STORIES
 from tournaments.config_errors import redact
 from tournaments.live_reporter import LiveReporter
 from tournaments.match_task import EventHook, MatchContext, judge_backend, play_plan
 from tournaments.pairings import MatchPlan
+from tournaments.plugin_problems import JUDGE_STORIES
 from tournaments.prepare import PreparedTournament
 from tournaments.progress import NoProgress, ProgressSink, judge_metrics
 

@@ -9,17 +9,17 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arena.errors import ArenaError
-from arena.lang.ast import DIALECTS, Program
+from arena.lang.ast import Program
 from arena.match_setup import LoadedGame, load_game_ref
 from arena.registry import Registry
 from arena.specs import parse_spec
 from arena.storage.records import GameInfo, ParticipantInfo
-from tournaments.config import JUDGE_STORIES, GameConfig, TournamentConfig
+from tournaments.config import GameConfig, TournamentConfig
 from tournaments.config_errors import Problem, TournamentConfigError, key_path, redact
 from tournaments.pairings import EVAL, GameSlot, MatchPlan, plan_matches
+from tournaments.plugin_problems import registry_problems
 
 
 @dataclass(frozen=True)
@@ -118,48 +118,6 @@ def _participant_info(name: str, spec_text: str, registry: Registry) -> Particip
     return ParticipantInfo(name, spec.raw, plugin, version, spec.arg, dict(spec.params))
 
 
-def registry_problems(
-    data: Mapping[str, Any],
-    registry: Registry,
-    base_dir: Path | None = None,
-    *,
-    games: bool = True,
-) -> list[Problem]:
-    """What only the installed plugins can tell, read from the raw file so that it can
-    join its type errors in one listing: unknown names and bad options (what `arena play`
-    would refuse) of the judge, the story source and every participant's player, NPCs
-    included; with `games`, game references that do not load. Values of the wrong type
-    are left to the file's own validation."""
-    checks: list[tuple[tuple[str | int, ...], object, str]] = [
-        (("judge",), data.get("judge"), "judge"),
-        (("stories",), data.get("stories"), "story source"),
-    ]
-    people = data.get("participants")
-    for i, person in enumerate(people if isinstance(people, list) else []):
-        if isinstance(person, Mapping):
-            checks.append((("participants", i, "player"), person.get("player"), "player"))
-    problems = [
-        problem
-        for loc, text, kind in checks
-        if isinstance(text, str)
-        for problem in _spec_problem(data, loc, text, kind, registry)
-    ]
-    listed = data.get("games")
-    for i, game in enumerate(listed if games and isinstance(listed, list) else []):
-        ref = game.get("game") if isinstance(game, Mapping) else None
-        if not isinstance(ref, str) or not ref:
-            continue
-        dialect = game.get("dialect")
-        try:
-            load_game_ref(
-                ref, registry, base_dir=base_dir,
-                dialect=dialect if isinstance(dialect, str) and dialect in DIALECTS else None,
-            )
-        except ArenaError as error:
-            problems.append(Problem(key_path(("games", i, "game"), data), str(error), ref))
-    return problems
-
-
 def _trust_problems(config: TournamentConfig, registry: Registry) -> list[Problem]:
     """With `untrusted_entrants`, an entrant may not run inside the arena's process: a
     third-party player plugin runs with the arena's rights (it could implement
@@ -186,24 +144,6 @@ def _trust_problems(config: TournamentConfig, registry: Registry) -> list[Proble
             )
         )
     return problems
-
-
-def _spec_problem(
-    data: Mapping[str, Any], loc: tuple[str | int, ...], text: str, kind: str, registry: Registry
-) -> list[Problem]:
-    try:
-        spec = parse_spec(text)
-    except ArenaError:
-        return []  # a malformed spec is reported by the field's validation
-    try:
-        if kind == "story source":
-            if spec.name != JUDGE_STORIES:
-                registry.story_source_entry(spec.name)
-        else:
-            registry.check_spec(kind, spec)
-    except ArenaError as error:
-        return [Problem(key_path(loc, data), str(error), redact(text))]
-    return []
 
 
 def prepare_tournament(
