@@ -165,6 +165,7 @@ class RayExecutor:
     def __init__(self, registry_ref: str | None = None) -> None:
         self.registry_ref = registry_ref
         self.judge_actors: list[Any] = []  # of the run in progress (for operators and tests)
+        self.last_judge_metrics: dict[str, float] = {}  # the judge actors' at the run's end
 
     async def run(
         self,
@@ -221,6 +222,9 @@ class RayExecutor:
             )
         finally:
             if judge is not None:
+                with contextlib.suppress(Exception):
+                    await judge.refresh_stats()
+                self.last_judge_metrics = judge.metrics()
                 await judge.aclose()
             if runner is not None:
                 runner.close()
