@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Any
 
 from arena.events import Event
@@ -42,6 +43,16 @@ from tournaments.prepare import PreparedTournament
 from tournaments.progress import ProgressSink, RichProgress
 
 RAY = "ray"
+log = logging.getLogger("arena.ray")
+
+
+def on_driver_node(ray: Any) -> dict[str, Any]:
+    """Actor options keeping a small helper actor (the event queue) on the driver's node,
+    so losing a worker node never loses it."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    node = ray.get_runtime_context().get_node_id()
+    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=True)}
 
 
 def judge_layout(config: RayConfig, cluster: dict[str, float]) -> tuple[int, float]:
@@ -69,7 +80,7 @@ class _Runner:
         self._ray = ray
         self._tournament = tournament
         self._judge, self._limiter, self._registry_ref = judge, limiter, registry_ref
-        self._queue = Queue(actor_options={"num_cpus": 0})
+        self._queue = Queue(actor_options={"num_cpus": 0, **on_driver_node(ray)})
         self._shared: Any = None
         self._on_event: EventHook | None = None
         self._drain_lock = asyncio.Lock()
@@ -111,14 +122,18 @@ class _Runner:
         return self._shared
 
     async def drain(self) -> None:
-        """Pass every event queued so far to the driver's observers, in order."""
+        """Pass every event queued so far to the driver's observers, in order. Events are
+        for live observers only (each match's record carries its own), so a queue lost
+        with its node costs live updates, never a match."""
         async with self._drain_lock:
-            size = await asyncio.to_thread(self._queue.qsize)
-            if not size:
+            try:
+                size = await asyncio.to_thread(self._queue.qsize)
+                items: list[tuple[str, Event]] = (
+                    await asyncio.to_thread(self._queue.get_nowait_batch, size) if size else []
+                )
+            except Exception as error:
+                log.warning("live events lost: %s", error)
                 return
-            items: list[tuple[str, Event]] = await asyncio.to_thread(
-                self._queue.get_nowait_batch, size
-            )
             if self._on_event is not None:
                 for key, event in items:
                     self._on_event(event, key)

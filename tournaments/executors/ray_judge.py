@@ -24,6 +24,15 @@ from tournaments.progress import judge_metrics
 RAY_ACTOR = "ray-actor"  # the judge backend recorded with each match
 MAX_RESTARTS = 4
 STATS_INTERVAL_S = 1.0
+CALL_ATTEMPTS = 8  # about 30 s of waiting for a judge actor to come back
+
+
+def _actor_lost_errors() -> tuple[type[BaseException], ...]:
+    exceptions = import_ray().exceptions
+    names = ("RayActorError", "ActorUnavailableError", "ActorDiedError")
+    return tuple(getattr(exceptions, n) for n in names if hasattr(exceptions, n))
+
+
 AVERAGED = frozenset({"mean_batch_size", "padding_ratio", "mean_queue_wait_ms"})  # not summed
 
 
@@ -53,6 +62,10 @@ class JudgeActor:
         import os
 
         return os.getpid()
+
+    async def node(self) -> str:
+        """The Ray node this actor runs on (hex id)."""
+        return str(import_ray().get_runtime_context().get_node_id())
 
 
 def start_judge_actors(
@@ -102,12 +115,21 @@ class RayJudge:
         return self._info
 
     async def _call(self, method: str, *args: object) -> Any:
-        index = min(range(len(self.actors)), key=self._in_flight.__getitem__)
-        self._in_flight[index] += 1
-        try:
-            return await getattr(self.actors[index], method).remote(*args)
-        finally:
-            self._in_flight[index] -= 1
+        """Least busy actor first; an actor lost with its node (restarting elsewhere, or
+        not reachable for a moment) is asked again, the calls being pure functions."""
+        lost = _actor_lost_errors()
+        for attempt in range(CALL_ATTEMPTS):
+            index = min(range(len(self.actors)), key=self._in_flight.__getitem__)
+            self._in_flight[index] += 1
+            try:
+                return await getattr(self.actors[index], method).remote(*args)
+            except lost:
+                if attempt == CALL_ATTEMPTS - 1:
+                    raise
+            finally:
+                self._in_flight[index] -= 1
+            await asyncio.sleep(min(0.5 * 2**attempt, 5.0))
+        raise AssertionError("unreachable")
 
     async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
         found: list[TokenScores] = await self._call("score", list(requests))

@@ -104,7 +104,8 @@ class _EventSender:
     async def flush(self) -> None:
         batch, self._buffer = self._buffer, []
         if batch:
-            await asyncio.to_thread(self._queue.put_nowait_batch, batch)
+            with contextlib.suppress(Exception):  # live updates only: the record has them
+                await asyncio.to_thread(self._queue.put_nowait_batch, batch)
 
     async def run(self) -> None:
         while True:
