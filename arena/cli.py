@@ -59,9 +59,8 @@ def _register_commands() -> None:
     from arena.commands import games, play, plugins
     from arena.registry import Registry
 
-    play.register(app)
-    games.register(app)
-    plugins.register(app)
+    for module in (play, games, plugins):  # each a module-level typer app, like the plugins'
+        app.add_typer(module.app)
     # Plugins (the built-in tournaments package included) add their own sub-commands.
     plugins.mount_plugin_commands(app, Registry.load())
 

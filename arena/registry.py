@@ -365,7 +365,11 @@ def command_names(app: typer.Typer, *, mounted: bool = True) -> list[str]:
             names.append(cmd.name)
         elif cmd.callback is not None:
             names.append(cmd.callback.__name__.replace("_", "-"))
-    names += [str(group.name) for group in app.registered_groups if group.name]
+    for group in app.registered_groups:
+        if group.name:
+            names.append(str(group.name))
+        elif group.typer_instance is not None:  # an app mounted without a name: its own
+            names += command_names(group.typer_instance)
     return names
 
 

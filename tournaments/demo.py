@@ -1,4 +1,5 @@
-"""`arena demo`: a small offline tournament, then its leaderboard.
+"""The demo tournament behind `arena demo` (its command: `tournaments.cli_demo`): a small
+offline tournament, then its leaderboard.
 
 The tournament is `tournaments/demo.toml` (package data): the bundled judge, three bundled
 games (one of them imperfect-information with two players), the built-in `random`, `hf`
@@ -13,15 +14,12 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import shlex
-import sys
 import time
 import tomllib
 from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from arena.errors import ConfigError, UnknownNameError
 from arena.registry import Registry
@@ -31,9 +29,6 @@ from tournaments.config import TournamentConfig, parse_tournament
 
 DEMO_RESOURCE = "demo.toml"
 SEARCH = "search"
-
-demo_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
 
 def demo_db_url() -> str:
     """``sqlite:///<user data dir>/demo.db`` (directory created): apart from arena.db."""
@@ -122,43 +117,3 @@ async def run_demo(
         f"Matches: arena matches --tournament {config.name} --db {db}",
         dashboard_hint(db),
     ])
-
-
-@demo_app.command("demo")
-def demo_command(
-    db: Annotated[
-        str | None, typer.Option("--db", help="SQLAlchemy URL (default: demo.db in the user "
-                                 "data dir).")
-    ] = None,
-    judge: Annotated[str, typer.Option(help="Judge spec, e.g. bundled or ngram.")] = "bundled",
-    maps: Annotated[int | None, typer.Option(min=1, help="Maps per game.")] = None,
-    rounds: Annotated[int | None, typer.Option(min=1, help="Rounds per match.")] = None,
-    budget: Annotated[
-        int | None, typer.Option(min=1, help="Search player's simulations per move.")
-    ] = None,
-    seed: Annotated[int | None, typer.Option(help="Another seed plays new maps.")] = None,
-    without: Annotated[
-        list[str] | None, typer.Option(help="Leave a participant out (repeatable).")
-    ] = None,
-    concurrency: Annotated[int | None, typer.Option(min=1, help="Matches in flight.")] = None,
-    progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
-) -> None:
-    """Run a small offline tournament and print its leaderboard (no GPU, key or network)."""
-    config = demo_config(
-        judge=judge, maps=maps, rounds=rounds, budget=budget, seed=seed, without=without or ()
-    )
-    url = db or demo_db_url()
-    registry = Registry.load()
-    typer.echo(
-        f"demo: {len(config.games)} games x {config.maps} map(s), participants "
-        f"{', '.join(p.name for p in config.participants if not p.npc_only)}; "
-        f"database {url}",
-        err=True,
-    )
-    report = asyncio.run(
-        run_demo(
-            config, url, registry=registry, concurrency=concurrency,
-            progress=progress and sys.stderr.isatty(),
-        )
-    )
-    typer.echo(report)

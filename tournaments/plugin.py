@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 @hookimpl
 def arena_cli_commands() -> list[typer.Typer]:
     from tournaments.cli import app
+    from tournaments.cli_demo import app as demo_app
     from tournaments.cli_ratings import app as ratings_app
     from tournaments.dashboard_cli import dashboard_app
-    from tournaments.demo import demo_app
     from tournaments.recurring.cli import schedule_app, scheduler_app
 
     return [app, ratings_app, schedule_app, scheduler_app, demo_app, dashboard_app]

@@ -206,197 +206,194 @@ def _check_all(
     return _with_judge(judge_spec, work)
 
 
-def register(app: typer.Typer) -> None:
-    """Mount `arena games ...` on the CLI app."""
-    games = typer.Typer(
-        name="games", help="List, show and check games; well-posedness and playability.",
-        no_args_is_help=True,
+app = typer.Typer(
+    name="games", help="List, show and check games; well-posedness and playability.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+)
+app.add_typer(generate.app)
+
+@app.command("list")
+def list_games(as_json: JsonOption = False) -> None:
+    """List the registered games with their version and active players."""
+    rows = list_rows(Registry.load())
+    if as_json:
+        typer.echo(json.dumps(rows, ensure_ascii=False))
+        return
+    table = Table(title="Games")
+    for column in ("name", "version", "dialect", "players", "title"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(
+            *(rich_cell(cell) for cell in (row["name"], row["version"], row["dialect"],
+                                           ", ".join(row["players"]), row["title"]))
+        )
+    Console(width=160).print(table)
+
+@app.command("show")
+def show(game: GameArgument, as_json: JsonOption = False) -> None:
+    """Print a game's header, active players, version, source and code."""
+    doc = show_document(load_game_ref(game, Registry.load()))
+    if as_json:
+        typer.echo(json.dumps(doc, ensure_ascii=False))
+        return
+    typer.echo(f"game:     {doc['name']} ({doc['filename']})")
+    typer.echo(f"version:  {doc['version']}")
+    typer.echo(f"dialect:  {doc['dialect']}")
+    typer.echo(f"players:  {', '.join(doc['players']) or '(none)'}")
+    typer.echo(f"source:   {doc['source'] or '(not given)'}")
+    typer.echo("header:")
+    for line in doc["header"]:
+        typer.echo(f"  {line}")
+    typer.echo("code:")
+    for number, line in enumerate(doc["code"].splitlines(), 1):
+        typer.echo(f"  {number:3d} | {line}")
+
+@app.command("check")
+def check(
+    refs: Annotated[
+        list[str] | None, typer.Argument(help="Game names or files.", show_default=False)
+    ] = None,
+    every: Annotated[bool, typer.Option("--all", help="Check every registered game.")] = False,
+    judge: JudgeOption = "bundled",
+    player: Annotated[
+        str,
+        typer.Option(
+            help="Player spec seated in every active role (the NPC when each role is probed)."
+        ),
+    ] = "random",
+    seed: SeedOption = 0,
+    max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
+    wellposed: Annotated[
+        bool, typer.Option(help="Also run the well-posedness check.")
+    ] = True,
+    epsilon: Annotated[
+        float | None, typer.Option(help="Clipping epsilon (default 1/|V| of the judge).")
+    ] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(help="Also check playability for this base participant (a spec)."),
+    ] = None,
+    strict: Annotated[bool, typer.Option(help="Exit 1 on warnings too.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Static check, a seeded smoke match and well-posedness, with a report.
+
+    Replay loops are capped at --max-replay passes so that smoke runs stay fast. Exit
+    status 1 when a game fails (or, with --strict, has a warning).
+    """
+    reports = _check_all(
+        refs or [], every, judge, player, seed, max_replay, wellposed, epsilon, base
     )
-    app.add_typer(games, name="games")
-    generate.register(games)
-
-    @games.command("list")
-    def list_games(as_json: JsonOption = False) -> None:
-        """List the registered games with their version and active players."""
-        rows = list_rows(Registry.load())
-        if as_json:
-            typer.echo(json.dumps(rows, ensure_ascii=False))
-            return
-        table = Table(title="Games")
-        for column in ("name", "version", "dialect", "players", "title"):
-            table.add_column(column, overflow="fold")
-        for row in rows:
-            table.add_row(
-                *(rich_cell(cell) for cell in (row["name"], row["version"], row["dialect"],
-                                               ", ".join(row["players"]), row["title"]))
-            )
-        Console(width=160).print(table)
-
-    @games.command("show")
-    def show(game: GameArgument, as_json: JsonOption = False) -> None:
-        """Print a game's header, active players, version, source and code."""
-        doc = show_document(load_game_ref(game, Registry.load()))
-        if as_json:
-            typer.echo(json.dumps(doc, ensure_ascii=False))
-            return
-        typer.echo(f"game:     {doc['name']} ({doc['filename']})")
-        typer.echo(f"version:  {doc['version']}")
-        typer.echo(f"dialect:  {doc['dialect']}")
-        typer.echo(f"players:  {', '.join(doc['players']) or '(none)'}")
-        typer.echo(f"source:   {doc['source'] or '(not given)'}")
-        typer.echo("header:")
-        for line in doc["header"]:
-            typer.echo(f"  {line}")
-        typer.echo("code:")
-        for number, line in enumerate(doc["code"].splitlines(), 1):
-            typer.echo(f"  {number:3d} | {line}")
-
-    @games.command("check")
-    def check(
-        refs: Annotated[
-            list[str] | None, typer.Argument(help="Game names or files.", show_default=False)
-        ] = None,
-        every: Annotated[bool, typer.Option("--all", help="Check every registered game.")] = False,
-        judge: JudgeOption = "bundled",
-        player: Annotated[
-            str,
-            typer.Option(
-                help="Player spec seated in every active role (the NPC when each role is probed)."
-            ),
-        ] = "random",
-        seed: SeedOption = 0,
-        max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
-        wellposed: Annotated[
-            bool, typer.Option(help="Also run the well-posedness check.")
-        ] = True,
-        epsilon: Annotated[
-            float | None, typer.Option(help="Clipping epsilon (default 1/|V| of the judge).")
-        ] = None,
-        base: Annotated[
-            str | None,
-            typer.Option(help="Also check playability for this base participant (a spec)."),
-        ] = None,
-        strict: Annotated[bool, typer.Option(help="Exit 1 on warnings too.")] = False,
-        as_json: JsonOption = False,
-    ) -> None:
-        """Static check, a seeded smoke match and well-posedness, with a report.
-
-        Replay loops are capped at --max-replay passes so that smoke runs stay fast. Exit
-        status 1 when a game fails (or, with --strict, has a warning).
-        """
-        reports = _check_all(
-            refs or [], every, judge, player, seed, max_replay, wellposed, epsilon, base
-        )
-        if as_json:
-            typer.echo(json.dumps([r.to_dict() for r in reports], ensure_ascii=False))
-        else:
-            for report in reports:
-                for line in render_check(report):
-                    typer.echo(line)
-            counts = {s: sum(r.status == s for r in reports) for s in ("pass", "warn", "fail")}
-            typer.echo(
-                f"{len(reports)} game(s): {counts['pass']} pass, {counts['warn']} warn, "
-                f"{counts['fail']} fail (judge {judge})"
-            )
-        bad = [r for r in reports if r.status == "fail" or (strict and r.status == "warn")]
-        if bad:
-            raise typer.Exit(1)
-
-    @games.command("wellposed")
-    def wellposed_cmd(
-        game: GameArgument,
-        judge: JudgeOption = "bundled",
-        role: Annotated[str | None, typer.Option(help="Main role (default: first).")] = None,
-        epsilon: Annotated[float | None, typer.Option(help="Default 1/|V|.")] = None,
-        seed: SeedOption = 0,
-        candidates: Annotated[int, typer.Option(min=2, help="Seeded candidates.")] = 8,
-        steps: Annotated[int, typer.Option(min=0, help="Local search steps per judge.")] = 4,
-        max_regret: Annotated[float, typer.Option(help="Regret above which to flag.")] = 0.25,
-        min_resolution: Annotated[
-            float, typer.Option(help="Resolution below which to flag.")
-        ] = 0.25,
-        max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
-        as_json: JsonOption = False,
-    ) -> None:
-        """Paper Definition 30: rank candidate moves with and without epsilon-clipping."""
-        loaded = load_game_ref(game, Registry.load())
-        result = _with_judge(
-            judge,
-            lambda j: check_well_posed(
-                loaded, j, role=role, epsilon=epsilon, seed=seed, candidates=candidates,
-                search_steps=steps, max_regret=max_regret, min_resolution=min_resolution,
-                max_replay=max_replay,
-            ),
-        )
-        if as_json:
-            typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
-        else:
-            for line in render_wellposed(result):
+    if as_json:
+        typer.echo(json.dumps([r.to_dict() for r in reports], ensure_ascii=False))
+    else:
+        for report in reports:
+            for line in render_check(report):
                 typer.echo(line)
-
-    @games.command("playability")
-    def playability(
-        game: GameArgument,
-        judge: JudgeOption = "bundled",
-        player: Annotated[str, typer.Option(help="The participant's player spec.")] = "random",
-        npc: Annotated[str, typer.Option(help="Player spec for the other roles.")] = "random",
-        role: Annotated[str | None, typer.Option(help="Main role (default: first).")] = None,
-        maps: Annotated[int, typer.Option(min=1, help="N, the number of maps.")] = 4,
-        rounds: Annotated[int, typer.Option(min=2, help="k, rounds per map.")] = 8,
-        steps: Annotated[
-            int | None, typer.Option(min=1, help="m, increases required (default k/2).")
-        ] = None,
-        seed: SeedOption = 0,
-        max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
-        theta: Annotated[float, typer.Option(help="theta, bits per level (> 0).")] = 1.0,
-        levels: Annotated[int, typer.Option(min=1, help="m of the theta levels.")] = 2,
-        epsilon: Annotated[
-            float, typer.Option(help="eps, the tolerated failure probability, in [0, 1).")
-        ] = 0.1,
-        as_json: JsonOption = False,
-    ) -> None:
-        """Paper Definition 33: does the running max keep increasing for m steps, and does it
-        cross m levels of theta bits, with probability 1 - eps over N-map samples?"""
-        registry = Registry.load()
-        loaded = load_game_ref(game, registry)
-        report = _with_judge(
-            judge,
-            lambda j: run_playability(
-                loaded, j, registry, participant=player, role=role, npc=npc, maps=maps,
-                rounds=rounds, steps=steps, seed=seed, max_replay=max_replay, theta=theta,
-                levels=levels, epsilon=epsilon,
-            ),
+        counts = {s: sum(r.status == s for r in reports) for s in ("pass", "warn", "fail")}
+        typer.echo(
+            f"{len(reports)} game(s): {counts['pass']} pass, {counts['warn']} warn, "
+            f"{counts['fail']} fail (judge {judge})"
         )
-        if as_json:
-            typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
-        else:
-            for line in render_playability(report):
-                typer.echo(line)
+    bad = [r for r in reports if r.status == "fail" or (strict and r.status == "warn")]
+    if bad:
+        raise typer.Exit(1)
 
-    @games.command("golden")
-    def golden(
-        names: Annotated[
-            list[str] | None, typer.Argument(help="Games (default: all).", show_default=False)
-        ] = None,
-        update: Annotated[bool, typer.Option(help="Rewrite the records.")] = False,
-        directory: Annotated[
-            Path, typer.Option("--dir", help="Where the records live.")
-        ] = Path("tests/golden"),
-    ) -> None:
-        """Replay the golden playthroughs and compare, or rewrite them with --update."""
-        registry = Registry.load()
-        chosen = names or registry.game_names()
-        loaded = [load_entry(registry.game(name)) for name in chosen]
-        if update:
-            written = asyncio.run(update_goldens(directory, registry, loaded))
-            typer.echo(f"wrote {len(written)} golden record(s) to {directory}")
-            return
-        report = asyncio.run(verify_goldens(directory, registry, loaded))
-        changed = {name: diffs for name, diffs in report.items() if diffs}
-        for name, diffs in report.items():
-            typer.echo(f"{'DIFF' if diffs else 'same'}  {name}")
-            for line in diffs:
-                typer.echo(f"      {line}")
-        if changed:
-            typer.echo("Run `arena games golden --update` if the change is intended.")
-            raise typer.Exit(1)
+@app.command("wellposed")
+def wellposed_cmd(
+    game: GameArgument,
+    judge: JudgeOption = "bundled",
+    role: Annotated[str | None, typer.Option(help="Main role (default: first).")] = None,
+    epsilon: Annotated[float | None, typer.Option(help="Default 1/|V|.")] = None,
+    seed: SeedOption = 0,
+    candidates: Annotated[int, typer.Option(min=2, help="Seeded candidates.")] = 8,
+    steps: Annotated[int, typer.Option(min=0, help="Local search steps per judge.")] = 4,
+    max_regret: Annotated[float, typer.Option(help="Regret above which to flag.")] = 0.25,
+    min_resolution: Annotated[
+        float, typer.Option(help="Resolution below which to flag.")
+    ] = 0.25,
+    max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
+    as_json: JsonOption = False,
+) -> None:
+    """Paper Definition 30: rank candidate moves with and without epsilon-clipping."""
+    loaded = load_game_ref(game, Registry.load())
+    result = _with_judge(
+        judge,
+        lambda j: check_well_posed(
+            loaded, j, role=role, epsilon=epsilon, seed=seed, candidates=candidates,
+            search_steps=steps, max_regret=max_regret, min_resolution=min_resolution,
+            max_replay=max_replay,
+        ),
+    )
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        for line in render_wellposed(result):
+            typer.echo(line)
+
+@app.command("playability")
+def playability(
+    game: GameArgument,
+    judge: JudgeOption = "bundled",
+    player: Annotated[str, typer.Option(help="The participant's player spec.")] = "random",
+    npc: Annotated[str, typer.Option(help="Player spec for the other roles.")] = "random",
+    role: Annotated[str | None, typer.Option(help="Main role (default: first).")] = None,
+    maps: Annotated[int, typer.Option(min=1, help="N, the number of maps.")] = 4,
+    rounds: Annotated[int, typer.Option(min=2, help="k, rounds per map.")] = 8,
+    steps: Annotated[
+        int | None, typer.Option(min=1, help="m, increases required (default k/2).")
+    ] = None,
+    seed: SeedOption = 0,
+    max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
+    theta: Annotated[float, typer.Option(help="theta, bits per level (> 0).")] = 1.0,
+    levels: Annotated[int, typer.Option(min=1, help="m of the theta levels.")] = 2,
+    epsilon: Annotated[
+        float, typer.Option(help="eps, the tolerated failure probability, in [0, 1).")
+    ] = 0.1,
+    as_json: JsonOption = False,
+) -> None:
+    """Paper Definition 33: does the running max keep increasing for m steps, and does it
+    cross m levels of theta bits, with probability 1 - eps over N-map samples?"""
+    registry = Registry.load()
+    loaded = load_game_ref(game, registry)
+    report = _with_judge(
+        judge,
+        lambda j: run_playability(
+            loaded, j, registry, participant=player, role=role, npc=npc, maps=maps,
+            rounds=rounds, steps=steps, seed=seed, max_replay=max_replay, theta=theta,
+            levels=levels, epsilon=epsilon,
+        ),
+    )
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        for line in render_playability(report):
+            typer.echo(line)
+
+@app.command("golden")
+def golden(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Games (default: all).", show_default=False)
+    ] = None,
+    update: Annotated[bool, typer.Option(help="Rewrite the records.")] = False,
+    directory: Annotated[
+        Path, typer.Option("--dir", help="Where the records live.")
+    ] = Path("tests/golden"),
+) -> None:
+    """Replay the golden playthroughs and compare, or rewrite them with --update."""
+    registry = Registry.load()
+    chosen = names or registry.game_names()
+    loaded = [load_entry(registry.game(name)) for name in chosen]
+    if update:
+        written = asyncio.run(update_goldens(directory, registry, loaded))
+        typer.echo(f"wrote {len(written)} golden record(s) to {directory}")
+        return
+    report = asyncio.run(verify_goldens(directory, registry, loaded))
+    changed = {name: diffs for name, diffs in report.items() if diffs}
+    for name, diffs in report.items():
+        typer.echo(f"{'DIFF' if diffs else 'same'}  {name}")
+        for line in diffs:
+            typer.echo(f"      {line}")
+    if changed:
+        typer.echo("Run `arena games golden --update` if the change is intended.")
+        raise typer.Exit(1)

@@ -85,41 +85,42 @@ def render_table(records: list[CandidateRecord]) -> Table:
     return table
 
 
-def register(games: typer.Typer) -> None:
-    """Mount `arena games generate` on the `arena games` group."""
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
-    @games.command("generate")
-    def generate_command(
-        game: Annotated[str, typer.Argument(help="The parent game: a name or a file.")],
-        sampler: Annotated[
-            str, typer.Option(help="Meta-sampler spec, e.g. mutate or mutate?ops=length.")
-        ] = "mutate",
-        count: Annotated[
-            int, typer.Option("-n", min=1, max=MAX_CANDIDATES, help="Candidates to propose.")
-        ] = 10,
-        seed: Annotated[int, typer.Option(help="Sampler and check seed.")] = 0,
-        out: Annotated[
-            Path | None, typer.Option(help="Output folder (default generated/GAME).")
-        ] = None,
-        judge: Annotated[str, typer.Option(help="Judge spec, e.g. ngram, bundled.")] = "bundled",
-        base: Annotated[
-            str, typer.Option(help="Base participant of the playability stage.")
-        ] = "random",
-        maps: Annotated[int, typer.Option(min=1, max=100, help="Playability maps.")] = 2,
-        rounds: Annotated[int, typer.Option(min=2, max=100, help="Playability rounds.")] = 4,
-    ) -> None:
-        """Propose games related to GAME, filter them and write the kept ones."""
-        registry = Registry.load()
-        config = PipelineConfig(seed=seed, base=base, maps=maps, rounds=rounds)
-        registry.create_sampler(sampler)  # a bad spec fails before any judge loads
-        parent, records = asyncio.run(
-            generate(game, sampler, count, config, judge, registry)
-        )
-        folder = out if out is not None else Path("generated") / parent.name
-        params = {"sampler": sampler, "n": count, "judge": judge, **asdict(config)}
-        written = write_results(folder, parent, records, params)
-        Console(width=160).print(render_table(records))
-        typer.echo(
-            f"{len(written)} of {len(records)} candidate(s) kept ({count} asked); wrote "
-            f"{len(written)} game file(s) and {RECORD_FILE} to {folder}"
-        )
+
+
+@app.command("generate")
+def generate_command(
+    game: Annotated[str, typer.Argument(help="The parent game: a name or a file.")],
+    sampler: Annotated[
+        str, typer.Option(help="Meta-sampler spec, e.g. mutate or mutate?ops=length.")
+    ] = "mutate",
+    count: Annotated[
+        int, typer.Option("-n", min=1, max=MAX_CANDIDATES, help="Candidates to propose.")
+    ] = 10,
+    seed: Annotated[int, typer.Option(help="Sampler and check seed.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Output folder (default generated/GAME).")
+    ] = None,
+    judge: Annotated[str, typer.Option(help="Judge spec, e.g. ngram, bundled.")] = "bundled",
+    base: Annotated[
+        str, typer.Option(help="Base participant of the playability stage.")
+    ] = "random",
+    maps: Annotated[int, typer.Option(min=1, max=100, help="Playability maps.")] = 2,
+    rounds: Annotated[int, typer.Option(min=2, max=100, help="Playability rounds.")] = 4,
+) -> None:
+    """Propose games related to GAME, filter them and write the kept ones."""
+    registry = Registry.load()
+    config = PipelineConfig(seed=seed, base=base, maps=maps, rounds=rounds)
+    registry.create_sampler(sampler)  # a bad spec fails before any judge loads
+    parent, records = asyncio.run(
+        generate(game, sampler, count, config, judge, registry)
+    )
+    folder = out if out is not None else Path("generated") / parent.name
+    params = {"sampler": sampler, "n": count, "judge": judge, **asdict(config)}
+    written = write_results(folder, parent, records, params)
+    Console(width=160).print(render_table(records))
+    typer.echo(
+        f"{len(written)} of {len(records)} candidate(s) kept ({count} asked); wrote "
+        f"{len(written)} game file(s) and {RECORD_FILE} to {folder}"
+    )

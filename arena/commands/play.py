@@ -124,81 +124,83 @@ def match_report(view: GameView, result: MatchResult, roles: tuple[str, ...]) ->
     }
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("play")
-    def play(
-        game: Annotated[str, typer.Argument(help="A game file (.xgl/.xent) or a game name.")],
-        player: Annotated[
-            list[str], typer.Option("--player", "-p", help="ROLE=SPEC, once per active role.")
-        ],
-        judge: Annotated[str, typer.Option(help="Judge spec, e.g. ngram or hf:gpt2.")] = "bundled",
-        rounds: Annotated[int, typer.Option(min=1, help="Rounds to play.")] = 1,
-        seed: Annotated[int, typer.Option(help="Map and play seed.")] = 0,
-        seed_key: Annotated[
-            str | None,
-            typer.Option(
-                help="Hex key of the seeds players receive, as printed after a match; "
-                "pass it (with the same --seed) to replay that match exactly. "
-                "Default: a fresh random key."
-            ),
-        ] = None,
-        dialect: Annotated[
-            Dialect | None, typer.Option(help="Game dialect (default: detect).")
-        ] = None,
-        main: Annotated[
-            list[str] | None,
-            typer.Option(help="Role(s) of the main character; others are memoryless NPCs."),
-        ] = None,
-        ensure_budget: Annotated[int, typer.Option(min=0)] = 10,
-        instruction_budget: Annotated[int, typer.Option(min=1)] = 10_000,
-        move_timeout: Annotated[
-            float, typer.Option(help="Seconds per move (> 0).", callback=positive)
-        ] = 300.0,
-        limit: Annotated[
-            list[str] | None,
-            typer.Option(
-                help="NAME=N: raise (or lower) a resource limit, e.g. max_value_chars=200000; "
-                f"names: {', '.join(LIMIT_NAMES)}.",
-            ),
-        ] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    ) -> None:
-        """Play one match from a game file and print the transcript and scores."""
-        seats = parse_player_options(player)
-        key = None if seed_key is None else parse_seed_key(seed_key)
-        limits = parse_limit_options(limit or [])
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
-        def show(event: Event) -> None:
-            if not as_json:
-                typer.echo(render_event(event))
 
-        report, result = asyncio.run(
-            run_play(
-                game,
-                judge,
-                seats,
-                rounds,
-                seed,
-                dialect,
-                main or [],
-                ensure_budget,
-                instruction_budget,
-                move_timeout,
-                show,
-                key,
-                limits,
-            )
+@app.command("play")
+def play(
+    game: Annotated[str, typer.Argument(help="A game file (.xgl/.xent) or a game name.")],
+    player: Annotated[
+        list[str], typer.Option("--player", "-p", help="ROLE=SPEC, once per active role.")
+    ],
+    judge: Annotated[str, typer.Option(help="Judge spec, e.g. ngram or hf:gpt2.")] = "bundled",
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds to play.")] = 1,
+    seed: Annotated[int, typer.Option(help="Map and play seed.")] = 0,
+    seed_key: Annotated[
+        str | None,
+        typer.Option(
+            help="Hex key of the seeds players receive, as printed after a match; "
+            "pass it (with the same --seed) to replay that match exactly. "
+            "Default: a fresh random key."
+        ),
+    ] = None,
+    dialect: Annotated[
+        Dialect | None, typer.Option(help="Game dialect (default: detect).")
+    ] = None,
+    main: Annotated[
+        list[str] | None,
+        typer.Option(help="Role(s) of the main character; others are memoryless NPCs."),
+    ] = None,
+    ensure_budget: Annotated[int, typer.Option(min=0)] = 10,
+    instruction_budget: Annotated[int, typer.Option(min=1)] = 10_000,
+    move_timeout: Annotated[
+        float, typer.Option(help="Seconds per move (> 0).", callback=positive)
+    ] = 300.0,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="NAME=N: raise (or lower) a resource limit, e.g. max_value_chars=200000; "
+            f"names: {', '.join(LIMIT_NAMES)}.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Play one match from a game file and print the transcript and scores."""
+    seats = parse_player_options(player)
+    key = None if seed_key is None else parse_seed_key(seed_key)
+    limits = parse_limit_options(limit or [])
+
+    def show(event: Event) -> None:
+        if not as_json:
+            typer.echo(render_event(event))
+
+    report, result = asyncio.run(
+        run_play(
+            game,
+            judge,
+            seats,
+            rounds,
+            seed,
+            dialect,
+            main or [],
+            ensure_budget,
+            instruction_budget,
+            move_timeout,
+            show,
+            key,
+            limits,
         )
-        if as_json:
-            typer.echo(json.dumps(report, ensure_ascii=False))
-        else:
-            for role, score in report["scores"].items():
-                best = "forfeit" if score["best"] is None else f"{score['best']:.3f} bits"
-                typer.echo(f"{role}: best {best}; rounds {score['rounds']}")
-            typer.echo(
-                f"seed key: {report['seed_key']} (keep it private; --seed {seed} --seed-key "
-                "KEY replays this match)"
-            )
-        if result.error:
-            typer.echo(f"error: {result.error}", err=True)
-            raise typer.Exit(1)
+    )
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        for role, score in report["scores"].items():
+            best = "forfeit" if score["best"] is None else f"{score['best']:.3f} bits"
+            typer.echo(f"{role}: best {best}; rounds {score['rounds']}")
+        typer.echo(
+            f"seed key: {report['seed_key']} (keep it private; --seed {seed} --seed-key "
+            "KEY replays this match)"
+        )
+    if result.error:
+        typer.echo(f"error: {result.error}", err=True)
+        raise typer.Exit(1)

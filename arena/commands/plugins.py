@@ -90,22 +90,25 @@ def render(registry: Registry, console: Console) -> None:
         console.print(rich_cell(f"Not loaded (not in {ALLOW_ENV}): {', '.join(skipped)}"))
 
 
-def register(app: typer.Typer, registry_factory: Callable[[], Registry] = Registry.load) -> None:
-    """Add the `plugins` command to `app`."""
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+# How `arena plugins` finds the registry (a test swaps in its own).
+load_registry: Callable[[], Registry] = Registry.load
 
-    @app.command("plugins")
-    def plugins(
-        as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-        strict: bool = typer.Option(False, "--strict", help="Exit with status 1 on failures."),
-    ) -> None:
-        """List installed plugins, what they provide, and plugins that failed to load."""
-        registry = registry_factory()
-        if as_json:
-            typer.echo(json.dumps(report(registry), indent=2))
-        else:
-            render(registry, Console())
-        if strict and registry.failures():
-            raise typer.Exit(1)
+
+
+@app.command("plugins")
+def plugins(
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    strict: bool = typer.Option(False, "--strict", help="Exit with status 1 on failures."),
+) -> None:
+    """List installed plugins, what they provide, and plugins that failed to load."""
+    registry = load_registry()
+    if as_json:
+        typer.echo(json.dumps(report(registry), indent=2))
+    else:
+        render(registry, Console())
+    if strict and registry.failures():
+        raise typer.Exit(1)
 
 
 def mount_plugin_commands(app: typer.Typer, registry: Registry) -> list[str]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
 import judges.plugin as judges_plugin
 import players.plugin as players_plugin
-from arena.commands.plugins import mount_plugin_commands, register
+from arena.commands import plugins as plugins_command
+from arena.commands.plugins import mount_plugin_commands
 from arena.hookspecs import hookimpl
 from arena.plugin_manager import ArenaPluginManager
 from arena.registry import Registry
@@ -58,9 +60,11 @@ def make_registry() -> Registry:
     return Registry.from_plugin_manager(pm)
 
 
-def app_with_plugins_command() -> typer.Typer:
+@pytest.fixture
+def app_with_plugins_command(monkeypatch: pytest.MonkeyPatch) -> typer.Typer:
+    monkeypatch.setattr(plugins_command, "load_registry", make_registry)
     app = typer.Typer()
-    register(app, make_registry)
+    app.add_typer(plugins_command.app)
 
     @app.command()
     def version() -> None:
@@ -69,8 +73,8 @@ def app_with_plugins_command() -> typer.Typer:
     return app
 
 
-def test_plugins_json_lists_plugins_and_failures() -> None:
-    result = runner.invoke(app_with_plugins_command(), ["plugins", "--json"])
+def test_plugins_json_lists_plugins_and_failures(app_with_plugins_command: typer.Typer) -> None:
+    result = runner.invoke(app_with_plugins_command, ["plugins", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     plugins = {p["name"]: p for p in data["plugins"]}
@@ -84,8 +88,8 @@ def test_plugins_json_lists_plugins_and_failures() -> None:
     assert data["skipped"] == []
 
 
-def test_plugins_table_shows_plugins_and_failures() -> None:
-    result = runner.invoke(app_with_plugins_command(), ["plugins"], env={"COLUMNS": "200"})
+def test_plugins_table_shows_plugins_and_failures(app_with_plugins_command: typer.Typer) -> None:
+    result = runner.invoke(app_with_plugins_command, ["plugins"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     for text in ("builtin_players", "players: random, scripted", "judges: ngram",
                  "commands: tools, say-twice, plugins", "arena-tools", "2.0",
@@ -93,13 +97,13 @@ def test_plugins_table_shows_plugins_and_failures() -> None:
         assert text in result.output
 
 
-def test_plugins_strict_exits_nonzero_on_failures() -> None:
-    result = runner.invoke(app_with_plugins_command(), ["plugins", "--strict", "--json"])
+def test_plugins_strict_exits_nonzero_on_failures(app_with_plugins_command: typer.Typer) -> None:
+    result = runner.invoke(app_with_plugins_command, ["plugins", "--strict", "--json"])
     assert result.exit_code == 1
 
 
-def test_mount_plugin_commands_skips_taken_names() -> None:
-    app = app_with_plugins_command()
+def test_mount_plugin_commands_skips_taken_names(app_with_plugins_command: typer.Typer) -> None:
+    app = app_with_plugins_command
     skipped = mount_plugin_commands(app, make_registry())
     assert skipped == ["plugins"]
     assert runner.invoke(app, ["tools", "greet", "bob"]).output == "hello bob\n"

@@ -1,0 +1,55 @@
+"""`arena demo`: the command line of the demo tournament (`tournaments.demo` builds and
+runs it; added to the `arena` command by `tournaments.plugin`)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Annotated
+
+import typer
+
+from arena.registry import Registry
+from tournaments.demo import demo_config, demo_db_url, run_demo
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+@app.command("demo")
+def demo_command(
+    db: Annotated[
+        str | None, typer.Option("--db", help="SQLAlchemy URL (default: demo.db in the user "
+                                 "data dir).")
+    ] = None,
+    judge: Annotated[str, typer.Option(help="Judge spec, e.g. bundled or ngram.")] = "bundled",
+    maps: Annotated[int | None, typer.Option(min=1, help="Maps per game.")] = None,
+    rounds: Annotated[int | None, typer.Option(min=1, help="Rounds per match.")] = None,
+    budget: Annotated[
+        int | None, typer.Option(min=1, help="Search player's simulations per move.")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Another seed plays new maps.")] = None,
+    without: Annotated[
+        list[str] | None, typer.Option(help="Leave a participant out (repeatable).")
+    ] = None,
+    concurrency: Annotated[int | None, typer.Option(min=1, help="Matches in flight.")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+) -> None:
+    """Run a small offline tournament and print its leaderboard (no GPU, key or network)."""
+    config = demo_config(
+        judge=judge, maps=maps, rounds=rounds, budget=budget, seed=seed, without=without or ()
+    )
+    url = db or demo_db_url()
+    registry = Registry.load()
+    typer.echo(
+        f"demo: {len(config.games)} games x {config.maps} map(s), participants "
+        f"{', '.join(p.name for p in config.participants if not p.npc_only)}; "
+        f"database {url}",
+        err=True,
+    )
+    report = asyncio.run(
+        run_demo(
+            config, url, registry=registry, concurrency=concurrency,
+            progress=progress and sys.stderr.isatty(),
+        )
+    )
+    typer.echo(report)
