@@ -195,7 +195,7 @@ class RayExecutor:
         ray = import_ray()
         config = tournament.config
         started_here = not ray.is_initialized()
-        if started_here:
+        if started_here:  # in a thread: Ray then leaves the arena's SIGTERM handling alone
             await asyncio.to_thread(
                 ray.init,
                 address=config.ray.address,
