@@ -1,6 +1,7 @@
 """The Ray executor on a real local cluster: judge actors take one (logical) GPU each, a
 tournament stores the same matches and scores as the local executor, a transient player
-failure is played again, and a judge actor killed mid-run is restarted."""
+failure is played again, a judge actor killed mid-run is restarted, and judge actors the
+caller passes in serve every run and stay up."""
 
 from __future__ import annotations
 
@@ -156,3 +157,46 @@ async def test_a_judge_actor_killed_mid_run_is_restarted_and_the_run_completes(
     assert after != before
     assert (summary.written, summary.errors, summary.status) == (12, 0, "done")
     assert len(rows(db, "slow")) == 12
+
+
+TINY = """
+name = "tiny"
+judge = "ngram"
+npc = "npc"
+maps = 2
+rounds = 1
+seed = 5
+
+[[participants]]
+name = "npc"
+player = "random?words=2"
+npc_only = true
+
+[[participants]]
+name = "main"
+player = "random?words=3"
+
+[[games]]
+game = "condense.xgl"
+"""
+
+
+async def test_judge_actors_given_to_the_executor_serve_every_run_and_stay_up(
+    ray_cluster: Any, registry: Registry, tmp_path: Path
+) -> None:
+    ray = ray_cluster
+    actors = start_judge_actors("ngram", 1, gpus=0, resources={}, registry_ref=rf.REGISTRY_REF)
+    try:
+        pid = await actors[0].pid.remote()
+        executor = RayExecutor(rf.REGISTRY_REF, judge_actors=actors)
+        path = tmp_path / "tiny.toml"
+        path.write_text(TINY)
+        first = await play(path, rf.db_url(tmp_path, "a.db"), registry, executor)
+        assert executor.judge_actors == []  # the run is over, the actors are the caller's
+        second = await play(path, rf.db_url(tmp_path, "b.db"), registry, executor)
+        assert (first.status, second.status) == ("done", "done")
+        assert first.written == second.written > 0
+        assert await actors[0].pid.remote() == pid  # neither run killed or replaced it
+    finally:
+        for actor in actors:
+            ray.kill(actor)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from arena.events import Event
@@ -177,8 +178,11 @@ class RayExecutor:
 
     name = RAY
 
-    def __init__(self, registry_ref: str | None = None) -> None:
+    def __init__(self, registry_ref: str | None = None, judge_actors: Sequence[Any] = ()) -> None:
         self.registry_ref = registry_ref
+        # Judge actors the caller started and keeps (a long-lived service, a benchmark's
+        # warm judges): used instead of starting (and killing) the run's own.
+        self._given_actors = list(judge_actors)
         self.judge_actors: list[Any] = []  # of the run in progress (for operators and tests)
         self.last_judge_metrics: dict[str, float] = {}  # the judge actors' at the run's end
 
@@ -207,16 +211,19 @@ class RayExecutor:
         runner: _Runner | None = None
         judge: RayJudge | None = None
         try:
-            count, gpus = judge_layout(config.ray, ray.cluster_resources())
-            actors = start_judge_actors(
-                config.judge,
-                count,
-                gpus=gpus,
-                resources=config.ray.judge_resources,
-                registry_ref=self.registry_ref,
-            )
-            self.judge_actors = actors
-            judge = await RayJudge.connect(actors)
+            if self._given_actors:
+                self.judge_actors = self._given_actors
+            else:
+                count, gpus = judge_layout(config.ray, ray.cluster_resources())
+                actors = start_judge_actors(
+                    config.judge,
+                    count,
+                    gpus=gpus,
+                    resources=config.ray.judge_resources,
+                    registry_ref=self.registry_ref,
+                )
+                self.judge_actors = actors
+            judge = await RayJudge.connect(self.judge_actors)
             judge.poll_stats()
             limiter = await asyncio.to_thread(provider_limiter, config.concurrency.providers)
             runner = _Runner(tournament, judge, limiter, self.registry_ref)
