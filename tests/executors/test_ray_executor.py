@@ -177,7 +177,7 @@ name = "main"
 player = "random?words=3"
 
 [[games]]
-game = "condense.xgl"
+game = "condense"
 """
 
 
