@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,7 +25,8 @@ from tournaments.progress import judge_metrics
 RAY_ACTOR = "ray-actor"  # the judge backend recorded with each match
 MAX_RESTARTS = 4
 STATS_INTERVAL_S = 1.0
-CALL_ATTEMPTS = 8  # about 30 s of waiting for a judge actor to come back
+RESTART_WAIT_S = 180.0  # how long a call waits for a lost judge actor to come back (a
+# restart reloads the model, which takes minutes on a busy host)
 
 
 def _actor_lost_errors() -> tuple[type[BaseException], ...]:
@@ -118,18 +120,20 @@ class RayJudge:
         """Least busy actor first; an actor lost with its node (restarting elsewhere, or
         not reachable for a moment) is asked again, the calls being pure functions."""
         lost = _actor_lost_errors()
-        for attempt in range(CALL_ATTEMPTS):
+        deadline = time.monotonic() + RESTART_WAIT_S
+        attempt = 0
+        while True:
             index = min(range(len(self.actors)), key=self._in_flight.__getitem__)
             self._in_flight[index] += 1
             try:
                 return await getattr(self.actors[index], method).remote(*args)
             except lost:
-                if attempt == CALL_ATTEMPTS - 1:
+                if time.monotonic() >= deadline:
                     raise
             finally:
                 self._in_flight[index] -= 1
             await asyncio.sleep(min(0.5 * 2**attempt, 5.0))
-        raise AssertionError("unreachable")
+            attempt += 1
 
     async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
         found: list[TokenScores] = await self._call("score", list(requests))
