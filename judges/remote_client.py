@@ -35,7 +35,7 @@ import aiohttp
 
 from arena.errors import ConfigError, JudgeError, UnknownNameError, did_you_mean
 from arena.lang.ast import Dialect
-from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.judge import GenerateRequest, Judge, JudgeInfo, ScoreRequest, TokenScores
 from arena.specs import Spec
 from judges.tokens import adds_space
 
@@ -395,21 +395,30 @@ def check_remote_spec(spec: Spec) -> str | None:
     return token
 
 
-def create_remote_judge(spec: Spec) -> RemoteJudge:
-    """`remote:<url>?token_env=VAR&protocol=native|openai&model=...&bos_text=...`.
+def create_remote_judge(spec: Spec) -> Judge:
+    """`remote:<url>[,<url>…]?token_env=VAR&protocol=native|openai&model=...&bos_text=...`.
 
     The token is read from the environment variable named by `token_env` (never written in
-    the spec itself, so it stays out of configs and logs).
+    the spec itself, so it stays out of configs and logs). Several comma-separated URLs are
+    replicas of one judge: each call goes to the least busy (`judges.least_busy`).
     """
     token = check_remote_spec(spec)
     protocol = spec.params.get("protocol", "native")
-    return RemoteJudge(
-        spec.arg,
-        token=token,
-        protocol="openai" if protocol == "openai" else "native",
-        timeout=spec.float_param("timeout", 120.0),
-        max_concurrency=spec.int_param("max_concurrency", 8, minimum=1),
-        batch_size=spec.int_param("batch_size", 256, minimum=1),
-        model=spec.params.get("model") or None,
-        bos_text=spec.params.get("bos_text") or None,
-    )
+    replicas = [
+        RemoteJudge(
+            url.strip(),
+            token=token,
+            protocol="openai" if protocol == "openai" else "native",
+            timeout=spec.float_param("timeout", 120.0),
+            max_concurrency=spec.int_param("max_concurrency", 8, minimum=1),
+            batch_size=spec.int_param("batch_size", 256, minimum=1),
+            model=spec.params.get("model") or None,
+            bos_text=spec.params.get("bos_text") or None,
+        )
+        for url in spec.arg.split(",")
+    ]
+    if len(replicas) == 1:
+        return replicas[0]
+    from judges.least_busy import LeastBusyJudge
+
+    return LeastBusyJudge(replicas)
