@@ -62,6 +62,21 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
+def parse_db_url(url: str | None = None) -> URL:
+    """The SQLAlchemy URL of `url` (default: `default_db_url()`); a URL without a scheme is
+    the path of an SQLite file. `StorageError` with an example when it cannot be parsed."""
+    text = (url or default_db_url()).strip()
+    if "://" not in text:
+        text = sqlite_url(text)
+    try:
+        return make_url(text)
+    except Exception as error:
+        raise StorageError(
+            f"Bad database URL '{text}': {error}. Use e.g. sqlite:///path/to/arena.db or "
+            "postgresql+psycopg://user@host/db."
+        ) from None
+
+
 def create_db_engine(url: str | None = None, *, create: bool = True) -> Engine:
     """An engine for `url` (default: `default_db_url()`), with the SQLite setup above.
 
@@ -70,16 +85,7 @@ def create_db_engine(url: str | None = None, *, create: bool = True) -> Engine:
     empty one. A read-only SQLite file is opened read-only (`is_read_only`). Every
     problem with the URL or the file is a `StorageError` naming it and the fix.
     """
-    text = (url or default_db_url()).strip()
-    if "://" not in text:
-        text = sqlite_url(text)
-    try:
-        parsed = make_url(text)
-    except Exception as error:
-        raise StorageError(
-            f"Bad database URL '{text}': {error}. Use e.g. sqlite:///path/to/arena.db or "
-            "postgresql+psycopg://user@host/db."
-        ) from None
+    parsed = parse_db_url(url)
     if parsed.get_backend_name() != "sqlite":
         return _server_engine(parsed)
     database = parsed.database or ""

@@ -21,10 +21,10 @@ from typing import Any
 from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import SQLAlchemyError
 
-from arena.storage.engine import BUSY_TIMEOUT_MS, StorageError, default_db_url
+from arena.storage.engine import BUSY_TIMEOUT_MS, StorageError, parse_db_url
 from arena.storage.migrations import CURRENT_VERSION, schema_version
 from arena.storage.sqlite_file import SQLITE_HEADER
 
@@ -32,14 +32,7 @@ from arena.storage.sqlite_file import SQLITE_HEADER
 def open_read_only(url: str | None = None) -> Engine:
     """A read-only engine on the arena database at `url` (default: `default_db_url()`),
     with its schema checked; `StorageError` with the fix when it cannot be used."""
-    text = (url or default_db_url()).strip()
-    try:
-        parsed = make_url(text)
-    except Exception as error:
-        raise StorageError(
-            f"Bad database URL '{text}': {error}. Use e.g. sqlite:///path/to/arena.db or "
-            "postgresql+psycopg://user@host/db."
-        ) from None
+    parsed = parse_db_url(url)
     engine = _sqlite(parsed) if parsed.get_backend_name() == "sqlite" else _server(parsed)
     try:
         check_schema(engine)
