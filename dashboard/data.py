@@ -17,17 +17,19 @@ from sqlalchemy.sql import ColumnElement
 
 from arena.events import Event, event_from_json
 from arena.storage import tables as t
+from arena.storage.queries import (  # the table handles have one home
+    EVENTS,
+    GAMES,
+    JUDGES,
+    MAPS,
+    MATCHES,
+    PARTICIPANTS,
+    SEATS,
+    TOURNAMENTS,
+)
 from dashboard.filters import Filters
 from tournaments.ratings.records import MatchRecord, SeatRecord
 
-MATCHES = t.table_of(t.Match)
-SEATS = t.table_of(t.Seat)
-EVENTS = t.table_of(t.EventRecord)
-GAMES = t.table_of(t.Game)
-MAPS = t.table_of(t.GameMap)
-JUDGES = t.table_of(t.JudgeRecord)
-PARTICIPANTS = t.table_of(t.Participant)
-TOURNAMENTS = t.table_of(t.Tournament)
 RUNS = t.table_of(t.Run)
 SNAPSHOTS = t.table_of(t.RatingSnapshot)
 SCHEDULES = t.table_of(t.Schedule)
