@@ -110,6 +110,7 @@ class ClaimBook:
         self._asked: set[str] = set()
         self._mine: set[str] = set()
         self._lock = asyncio.Lock()
+        self._in_flight: asyncio.Task[list[str]] | None = None
 
     async def take(self, key: str) -> bool:
         async with self._lock:
@@ -117,11 +118,22 @@ class ClaimBook:
                 start = self._order[key]
                 wanted = [k for k in self._keys[start:] if k not in self._asked][: self._chunk]
                 self._asked.update(wanted)
-                got = await asyncio.to_thread(
-                    claims.claim, self._store.engine, self._tournament_id, self._run_id, wanted
+                self._in_flight = asyncio.create_task(
+                    asyncio.to_thread(
+                        claims.claim, self._store.engine, self._tournament_id, self._run_id, wanted
+                    )
                 )
-                self._mine.update(got)
+                # Shielded: a cancelled run must not leave the claiming thread to commit
+                # after the run has released its claims (see `settle`).
+                self._mine.update(await asyncio.shield(self._in_flight))
             return key in self._mine
+
+    async def settle(self) -> None:
+        """Wait for a claim transaction still running in its thread, so that releasing the
+        run's claims afterwards frees every key it took (a cancelled `take` leaves one)."""
+        if self._in_flight is not None:
+            with contextlib.suppress(Exception):
+                await self._in_flight
 
 
 def config_sha256(tournament: PreparedTournament) -> str:
@@ -364,6 +376,7 @@ async def run_tournament(
         sink.close()
         live.finish(summary.status)
         await asyncio.shield(live.close())
+        await asyncio.shield(book.settle())
         await asyncio.shield(asyncio.to_thread(claims.release, store.engine, run_id))
         await asyncio.shield(asyncio.to_thread(store.finish_run, run_id, summary.status))
     return summary

@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 from arena.storage import tables
 from arena.storage.engine import StorageError, describe, is_read_only, write_engine
 
-CURRENT_VERSION = 6
+CURRENT_VERSION = 7
 
 Migration = Callable[[Connection], None]
 
@@ -91,7 +91,15 @@ def _to_v6(connection: Connection) -> None:
     tables.table_of(tables.MatchClaim).create(connection, checkfirst=True)
 
 
-MIGRATIONS: dict[int, Migration] = {2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5, 6: _to_v6}
+def _to_v7(connection: Connection) -> None:
+    """The game space: fine-tuning verdicts, transfer values and grown scopes (new tables)."""
+    for model in _GAME_SPACE_TABLES:
+        tables.table_of(model).create(connection, checkfirst=True)
+
+
+MIGRATIONS: dict[int, Migration] = {
+    2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5, 6: _to_v6, 7: _to_v7,
+}
 
 
 def schema_version(connection: Connection) -> int | None:
@@ -169,6 +177,12 @@ _LIVE_TABLES: tuple[type[SQLModel], ...] = (
     tables.LiveJudge,
     tables.LiveScheduler,
 )
+_GAME_SPACE_TABLES: tuple[type[SQLModel], ...] = (
+    tables.FineTuneVerdict,
+    tables.TransferValue,
+    tables.Scope,
+    tables.ScopeGame,
+)
 _TABLES: tuple[type[SQLModel], ...] = (
     tables.SchemaVersion,
     tables.Tournament,
@@ -186,4 +200,5 @@ _TABLES: tuple[type[SQLModel], ...] = (
     tables.Schedule,
     tables.ScheduleRun,
     *_LIVE_TABLES,
+    *_GAME_SPACE_TABLES,
 )

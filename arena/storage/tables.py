@@ -341,3 +341,89 @@ class LiveScheduler(SQLModel, table=True):
     running: int = Field(default=0, description="schedule runs in flight")
     started_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+# --- The game space (schema v7): fine-tuning verdicts, transfer values, grown scopes. ---
+#
+# A fine-tuning setting is identified by `setting_sha256`: the hash of the player spec, the
+# fine-tuner spec, the token budget, the evaluation maps, the seed and the judge spec, so a
+# value measured once is reused (the transfer oracle's cache) and never mixed across settings.
+
+
+class FineTuneVerdict(SQLModel, table=True):
+    """S_G(M) before and after fine-tuning M on G (Def. 35), for one setting."""
+
+    __tablename__ = "finetune_verdicts"
+    __table_args__ = (UniqueConstraint("setting_sha256", "game_sha256"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    setting_sha256: str = Field(index=True)
+    setting_json: str = Field(sa_column=_text(), description="player, fine-tuner, budget, ...")
+    game: str
+    game_sha256: str
+    score_before: float
+    score_after: float
+    gain_low: float = Field(description="bootstrap interval of S_G(F[M]) - S_G(M) over maps")
+    gain_high: float
+    playable: bool = Field(description="Def. 35: the gain's interval lies above zero")
+    tokens: int = Field(default=0, description="tokens the fine-tuning processed")
+    model_path: str | None = Field(default=None, description="where the tuned model was kept")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class TransferValue(SQLModel, table=True):
+    """V_G1(G2) of Def. 37 for one setting, with its bootstrap interval over maps."""
+
+    __tablename__ = "transfer_values"
+    __table_args__ = (UniqueConstraint("setting_sha256", "source_sha256", "target_sha256"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    setting_sha256: str = Field(index=True)
+    source: str = Field(description="G1, the game fine-tuned on")
+    source_sha256: str
+    target: str = Field(description="G2, the game evaluated")
+    target_sha256: str
+    value: float
+    low: float
+    high: float
+    target_before: float = Field(description="S_G2(M)")
+    target_after: float = Field(description="S_G2(F_G1[M])")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Scope(SQLModel, table=True):
+    """A scope grown by Algorithm 1 (`arena scope grow`); its games are `scope_games`."""
+
+    __tablename__ = "scopes"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    params_json: str = Field(sa_column=_text(), description="alphas, sampler, rounds, budget")
+    setting_sha256: str = Field(description="the fine-tuning setting of its transfer values")
+    status: str = Field(default="growing", description="growing, done or interrupted")
+    round: int = Field(default=0, description="k of the round in progress")
+    state_json: str = Field(default="{}", sa_column=_text(), description="resume point")
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class ScopeGame(SQLModel, table=True):
+    """A game in a scope's archive: the initial ones (round 0), each accepted G_* (with the
+    round that accepted it and its gamma) and each rejected candidate (accepted = False)."""
+
+    __tablename__ = "scope_games"
+    __table_args__ = (UniqueConstraint("scope_id", "sha256"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    scope_id: int = Field(foreign_key="scopes.id", index=True)
+    name: str
+    sha256: str
+    filename: str
+    source: str = Field(sa_column=_text())
+    parent: str | None = None
+    round: int = 0
+    accepted: bool = True
+    gamma: float | None = Field(default=None, description="max over the scope of V_G~(G_*)")
+    lineage_json: str = Field(default="{}", sa_column=_text())
+    verdicts_json: str = Field(default="{}", sa_column=_text(), description="pipeline stages")
+    created_at: datetime = Field(default_factory=utcnow)

@@ -53,7 +53,7 @@ def test_matches_record_executor_and_judge_backend(tmp_path: Path) -> None:
     assert [(m.executor, m.judge_backend) for m in found] == [("ray", "ray-actor")]
 
 
-def test_a_version_5_database_upgrades_keeping_its_matches(tmp_path: Path) -> None:
+def test_a_version_5_database_upgrades_to_the_current_schema_keeping_its_matches(tmp_path: Path) -> None:
     url = sqlite_url(tmp_path / "old.db")
     store = Store.open(url)
     store.save_matches([match(make_ids(store), "k1")])
@@ -63,14 +63,62 @@ def test_a_version_5_database_upgrades_keeping_its_matches(tmp_path: Path) -> No
         conn.execute(text("ALTER TABLE matches DROP COLUMN executor"))
         conn.execute(text("ALTER TABLE matches DROP COLUMN judge_backend"))
         conn.execute(text("DROP TABLE match_claims"))
+        for table in ("scope_games", "scopes", "transfer_values", "finetune_verdicts"):
+            conn.execute(text(f"DROP TABLE {table}"))  # version 7's tables
         conn.execute(text("UPDATE schema_version SET version = 5"))
     engine.dispose()
     store = Store.open(url)
     try:
         with store.engine.connect() as conn:
-            assert schema_version(conn) == CURRENT_VERSION == 6
-            assert inspect(conn).has_table("match_claims")
+            assert schema_version(conn) == CURRENT_VERSION == 7
+            for table in ("match_claims", "finetune_verdicts", "transfer_values", "scopes"):
+                assert inspect(conn).has_table(table)
+            assert inspect(conn).has_table("scope_games")
         found = stored_matches(store.engine, "t")
         assert [(m.key, m.executor, m.judge_backend) for m in found] == [("k1", None, None)]
+    finally:
+        store.close()
+
+
+def test_a_cancelled_claim_is_settled_before_the_run_releases_its_claims(tmp_path: Path) -> None:
+    """The race CI once hit: a run cancelled while its claiming thread waits for the
+    database must not have that thread commit claims after the run released them."""
+    import asyncio
+    import sqlite3
+
+    from tournaments.executor import ClaimBook
+
+    path = tmp_path / "c.db"
+    store = Store.open(sqlite_url(path))
+    try:
+        ids = make_ids(store)
+        tid, run = ids["tournament"], ids["run"]
+        keys = ["k1", "k2", "k3"]
+        blocker = sqlite3.connect(path, timeout=60)
+        blocker.execute("BEGIN IMMEDIATE")  # holds the write lock: the claim thread waits
+
+        async def scenario() -> None:
+            book = ClaimBook(store, tid, run, keys, chunk=3)
+            taking = asyncio.create_task(book.take("k1"))
+            await asyncio.sleep(0.3)  # the claim is now blocked inside its thread
+            taking.cancel()
+            try:
+                await taking
+            except asyncio.CancelledError:
+                pass
+            else:
+                raise AssertionError("take finished although the database was locked")
+            blocker.rollback()  # the thread can commit its claims now
+            await book.settle()
+            claims.release(store.engine, run)
+
+        asyncio.run(scenario())
+        blocker.close()
+        with store.engine.connect() as conn:
+            held = conn.execute(
+                text("SELECT count(*) FROM match_claims WHERE run_id IS NOT NULL")
+            ).scalar()
+        assert held == 0
+        assert claims.claim(store.engine, tid, run + 1000, keys) == keys
     finally:
         store.close()

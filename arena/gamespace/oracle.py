@@ -1,0 +1,37 @@
+"""The transfer oracle that scope growth (Algorithm 1) asks: V_G1(G2) of Def. 37 and the
+fine-tuning playability of Def. 35, with intervals.
+
+The real oracle (`arena.gamespace.transfer`) fine-tunes and plays; tests of the algorithm's
+logic use a deterministic stand-in with a known transfer matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from arena.gamespace.sampler import ParentGame
+
+GameText = ParentGame  # a game as text: name, version, file name, source
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A measured value with its bootstrap interval (low <= value <= high, usually)."""
+
+    value: float
+    low: float
+    high: float
+
+
+@runtime_checkable
+class TransferOracle(Protocol):
+    """Answers Algorithm 1's questions about games."""
+
+    async def transfer(self, source: GameText, target: GameText) -> Estimate:
+        """V_source(target): how much fine-tuning on `source` helps at `target` (Def. 37)."""
+        ...
+
+    async def playable(self, game: GameText) -> Estimate:
+        """S_G(F_G[M]) - S_G(M) (Def. 35: playable when the interval lies above zero)."""
+        ...
