@@ -1,0 +1,188 @@
+"""Runs, schedules and the live state of running tournaments (heartbeats, matches in
+flight, judge pool health) for the Live and Tournaments pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import pandas as pd
+from sqlalchemy import Engine, case, func, select
+
+from arena.storage.queries import (  # the table handles have one home
+    MATCHES,
+    SEATS,
+    TOURNAMENTS,
+)
+from dashboard.data.frames import (
+    RUNS,
+    SCHEDULE_RUNS,
+    SCHEDULES,
+    read_frame,
+)
+
+
+def runs(engine: Engine, tournament: str | None = None, status: str | None = None) -> pd.DataFrame:
+    """Runs (newest first) with their stored matches: run, tournament, status, planned,
+    pending, done, errors, forfeits, started_at, finished_at, last_match_at, host, pid."""
+    done = func.sum(case((MATCHES.c.status == "done", 1), else_=0))
+    errors = func.sum(case((MATCHES.c.status == "error", 1), else_=0))
+    per_run = (
+        select(MATCHES.c.run_id, done.label("done"), errors.label("errors"),
+               func.max(MATCHES.c.finished_at).label("last_match_at"))
+        .group_by(MATCHES.c.run_id)
+        .subquery()
+    )
+    forfeits = (
+        select(MATCHES.c.run_id, func.count().label("forfeits"))
+        .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
+        .where(SEATS.c.forfeit)
+        .group_by(MATCHES.c.run_id)
+        .subquery()
+    )
+    query = (
+        select(
+            RUNS.c.id.label("run"), TOURNAMENTS.c.name.label("tournament"), RUNS.c.status,
+            RUNS.c.planned, RUNS.c.pending, func.coalesce(per_run.c.done, 0).label("done"),
+            func.coalesce(per_run.c.errors, 0).label("errors"),
+            func.coalesce(forfeits.c.forfeits, 0).label("forfeits"),
+            RUNS.c.started_at, RUNS.c.finished_at, per_run.c.last_match_at,
+            RUNS.c.config_sha256, RUNS.c.host, RUNS.c.pid,
+        )
+        .join(TOURNAMENTS, TOURNAMENTS.c.id == RUNS.c.tournament_id)
+        .outerjoin(per_run, per_run.c.run_id == RUNS.c.id)
+        .outerjoin(forfeits, forfeits.c.run_id == RUNS.c.id)
+        .order_by(RUNS.c.id.desc())
+    )
+    if tournament:
+        query = query.where(TOURNAMENTS.c.name == tournament)
+    if status:
+        query = query.where(RUNS.c.status == status)
+    return read_frame(engine, query)
+
+
+def recent_matches_per_minute(engine: Engine, run_id: int, window_s: float = 300.0) -> float:
+    """Matches of run `run_id` finished per minute over the last `window_s` seconds of it."""
+    with engine.connect() as conn:
+        last = conn.execute(
+            select(func.max(MATCHES.c.finished_at)).where(MATCHES.c.run_id == run_id)
+        ).scalar()
+        if last is None:
+            return 0.0
+        start = last - timedelta(seconds=window_s)
+        row = conn.execute(
+            select(func.count(), func.min(MATCHES.c.started_at)).where(
+                MATCHES.c.run_id == run_id, MATCHES.c.finished_at >= start
+            )
+        ).one()
+    n, first = int(row[0]), row[1]
+    span = max((last - max(first, start)).total_seconds(), 1.0) if first else window_s
+    return 60.0 * n / span
+
+
+def schedules(engine: Engine) -> pd.DataFrame:
+    query = select(
+        SCHEDULES.c.name, SCHEDULES.c.cron, SCHEDULES.c.interval_s, SCHEDULES.c.enabled,
+        SCHEDULES.c.tournament_file, SCHEDULES.c.last_run_at, SCHEDULES.c.next_run_at,
+        SCHEDULES.c.lease_owner, SCHEDULES.c.lease_until,
+    ).order_by(SCHEDULES.c.next_run_at, SCHEDULES.c.name)
+    return read_frame(engine, query)
+
+
+def schedule_runs(engine: Engine, limit: int = 200) -> pd.DataFrame:
+    query = (
+        select(
+            SCHEDULE_RUNS.c.id, SCHEDULE_RUNS.c.schedule, SCHEDULE_RUNS.c.trigger,
+            SCHEDULE_RUNS.c.status, SCHEDULE_RUNS.c.written, SCHEDULE_RUNS.c.seed,
+            SCHEDULE_RUNS.c.tournament_run_id, SCHEDULE_RUNS.c.snapshot_id,
+            SCHEDULE_RUNS.c.started_at, SCHEDULE_RUNS.c.finished_at, SCHEDULE_RUNS.c.error,
+        )
+        .order_by(SCHEDULE_RUNS.c.id.desc())
+        .limit(limit)
+    )
+    return read_frame(engine, query)
+
+
+# ------------------------------------------------------------------------------ live
+
+LIVE_COLUMNS = ["run", "tournament", "status", "finished", "total", "done", "errors", "forfeits",
+                "in_flight", "matches_per_min", "eta_s", "stale", "host", "pid", "started_at",
+                "updated_at"]
+
+
+def live_progress(engine: Engine, tournament: str | None = None) -> pd.DataFrame:
+    """Run heartbeats (latest first) written by the executor (`arena.storage.live`): run,
+    tournament, status, finished (of the schedule), total, errors, forfeits, in_flight,
+    matches_per_min, eta_s, stale (says running, stopped reporting)."""
+    from arena.storage.live import live_runs
+
+    rows = [
+        {"run": r.progress.run_id, "tournament": r.tournament, "status": r.progress.status,
+         "finished": r.finished, "total": r.progress.total, "done": r.progress.done,
+         "errors": r.progress.errors, "forfeits": r.progress.forfeits,
+         "in_flight": r.progress.in_flight, "matches_per_min": r.progress.matches_per_min,
+         "eta_s": r.progress.eta_s, "stale": r.stale, "host": r.progress.host,
+         "pid": r.progress.pid, "started_at": r.progress.started_at,
+         "updated_at": r.progress.updated_at}
+        for r in live_runs(engine, tournament=tournament, limit=20)
+    ]
+    return pd.DataFrame(rows, columns=LIVE_COLUMNS)
+
+
+def live_matches(engine: Engine) -> pd.DataFrame:
+    """Matches being played now: run, key (the plan key its stored row will have), game,
+    seats, round (k/R), elapsed_s."""
+    from arena.storage.live import matches_in_flight
+
+    now = datetime.now(UTC)
+    rows = [
+        {"run": m.run_id, "key": m.key, "game": m.game,
+         "seats": "; ".join(f"{role}: {who}" for role, who in m.seats),
+         "round": f"{m.round}/{m.rounds}",
+         "elapsed_s": round((now - m.started_at).total_seconds(), 1)}
+        for m in matches_in_flight(engine)
+    ]
+    return pd.DataFrame(rows, columns=["run", "key", "game", "seats", "round", "elapsed_s"])
+
+
+def live_judges(engine: Engine, run_ids: Sequence[int]) -> pd.DataFrame:
+    """The judge pool's latest health per run: queue depth, mean batch size, cache hit rate,
+    tokens/s."""
+    from arena.storage.live import judge_pool_health
+
+    rows = []
+    for run in run_ids:
+        h = judge_pool_health(engine, int(run))
+        if h is not None:
+            rows.append({"run": run, "queue_depth": h.queue_depth,
+                         "mean_batch_size": h.mean_batch_size,
+                         "cache_hit_rate": h.cache_hit_rate, "tokens_per_s": h.tokens_per_s,
+                         "requests": h.requests, "updated_at": h.updated_at})
+    return pd.DataFrame(rows, columns=["run", "queue_depth", "mean_batch_size",
+                                       "cache_hit_rate", "tokens_per_s", "requests",
+                                       "updated_at"])
+
+
+def next_recurring(engine: Engine) -> pd.DataFrame:
+    """Recurring schedules, soonest next fire time first, with the process running one now."""
+    from arena.storage.live import next_runs
+
+    rows = [{"schedule": n.schedule, "next_run_at": n.next_run_at, "last_run_at": n.last_run_at,
+             "enabled": n.enabled, "running_on": n.running_owner or ""}
+            for n in next_runs(engine)]
+    return pd.DataFrame(rows, columns=["schedule", "next_run_at", "last_run_at", "enabled",
+                                       "running_on"])
+
+
+def match_id_for_key(engine: Engine, key: str) -> int | None:
+    """The stored id of the match with plan key `key` (None while it is still being played)."""
+    with engine.connect() as conn:
+        found = conn.execute(select(MATCHES.c.id).where(MATCHES.c.key == key)).scalar()
+    return None if found is None else int(found)
+
+
+def live_match(engine: Engine, key: str) -> pd.DataFrame:
+    """The in-flight row of the match with plan key `key` (empty when none)."""
+    frame = live_matches(engine)
+    return frame[frame["key"] == key]

@@ -1,0 +1,228 @@
+"""Matches and their seats: the Matches table, scored seats for the Xent measure and
+Playability, rating records, participant summaries and head-to-head counts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import Engine, and_, case, func, select, true
+
+from arena.storage.queries import (  # the table handles have one home
+    GAMES,
+    JUDGES,
+    MATCHES,
+    PARTICIPANTS,
+    SEATS,
+    TOURNAMENTS,
+)
+from dashboard.data.frames import (
+    MATCH_TABLE_LIMIT,
+    joined_matches,
+    match_conditions,
+    read_driver_frame,
+    read_frame,
+)
+from dashboard.filters import Filters
+from tournaments.ratings.records import MatchRecord, SeatRecord
+
+
+def matches(
+    engine: Engine,
+    filters: Filters,
+    *,
+    participant: str | None = None,
+    role: str | None = None,
+    status: str | None = None,
+    map_index: int | None = None,
+    score_range: tuple[float, float] | None = None,
+    limit: int = MATCH_TABLE_LIMIT,
+) -> pd.DataFrame:
+    """Matches (newest first, at most `limit`), one row each, with a ``seats`` summary
+    ("role: participant best" per seat). Participant, role and score range select matches
+    having a seat that fits them all."""
+    conditions = match_conditions(filters)
+    if status:
+        conditions.append(MATCHES.c.status == status)
+    if map_index is not None:
+        conditions.append(MATCHES.c.map_index == map_index)
+    if participant or role or score_range:
+        seat = select(SEATS.c.match_id).join(
+            PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id
+        )
+        if participant:
+            seat = seat.where(PARTICIPANTS.c.name == participant)
+        if role:
+            seat = seat.where(SEATS.c.role == role)
+        if score_range:
+            seat = seat.where(SEATS.c.best.between(*score_range))
+        conditions.append(MATCHES.c.id.in_(seat))
+    query = joined_matches(
+        select(
+            MATCHES.c.id.label("match"), TOURNAMENTS.c.name.label("tournament"),
+            GAMES.c.name.label("game"), MATCHES.c.map_index.label("map"), MATCHES.c.mode,
+            MATCHES.c.status, MATCHES.c.rounds, MATCHES.c.finished_at, MATCHES.c.duration_s,
+            JUDGES.c.spec.label("judge"), MATCHES.c.error,
+        )
+    ).where(and_(*conditions)).order_by(MATCHES.c.id.desc()).limit(limit)
+    frame = read_frame(engine, query)
+    seats = seat_rows(engine, [int(i) for i in frame["match"]]) if len(frame) else pd.DataFrame()
+    summary: dict[int, str] = {}
+    if len(seats):
+        for match_id, group in seats.groupby("match", sort=False):
+            summary[int(str(match_id))] = "; ".join(
+                f"{r.role}: {r.participant}{'' if r.main else ' (npc)'} "
+                f"{'forfeit' if r.best is None or r.forfeit else f'{r.best:.2f}'}"
+                for r in group.itertuples()
+            )
+    frame.insert(5, "seats", [summary.get(int(m), "") for m in frame["match"]])
+    return frame
+
+
+def match_count(engine: Engine, filters: Filters) -> int:
+    query = joined_matches(select(func.count()).select_from(MATCHES)).where(
+        and_(*match_conditions(filters))
+    )
+    with engine.connect() as conn:
+        return int(conn.execute(query).scalar() or 0)
+
+
+def seat_rows(engine: Engine, match_ids: Sequence[int]) -> pd.DataFrame:
+    """Seats of the given matches: match, role, participant, spec, main, best, forfeit."""
+    frames = []
+    chunk = 500  # under every backend's limit on bound parameters
+    for start in range(0, len(match_ids), chunk):
+        ids = list(match_ids[start : start + chunk])
+        query = (
+            select(
+                SEATS.c.match_id.label("match"), SEATS.c.role, PARTICIPANTS.c.name.label(
+                    "participant"), PARTICIPANTS.c.spec, SEATS.c.main, SEATS.c.best,
+                SEATS.c.forfeit, SEATS.c.round_scores_json,
+            )
+            .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
+            .where(SEATS.c.match_id.in_(ids))
+            .order_by(SEATS.c.match_id, SEATS.c.id)
+        )
+        frames.append(read_frame(engine, query))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def scored_seats(engine: Engine, filters: Filters, rated_only: bool = False) -> pd.DataFrame:
+    """One row per seat of every done match that `filters` select: match, game, map_id,
+    mode, rounds, role, participant, main, best, forfeit, round_scores_json. `rated_only`
+    leaves NPC seats out (normalisation never reads them)."""
+    query = joined_matches(
+        select(
+            MATCHES.c.id.label("match"), GAMES.c.name.label("game"), MATCHES.c.map_id,
+            MATCHES.c.mode, MATCHES.c.rounds, SEATS.c.role,
+            PARTICIPANTS.c.name.label("participant"), SEATS.c.main, SEATS.c.best,
+            SEATS.c.forfeit, SEATS.c.round_scores_json,
+        )
+        .select_from(MATCHES)
+        .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
+        .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
+    ).where(and_(MATCHES.c.status == "done", *match_conditions(filters)))
+    if rated_only:
+        query = query.where(SEATS.c.main == true())
+    return read_driver_frame(engine, query.order_by(MATCHES.c.id, SEATS.c.id))
+
+
+def match_records(seats: pd.DataFrame) -> list[MatchRecord]:
+    """Rating records (`tournaments.ratings`) from `scored_seats` rows (ordered by match)."""
+    if seats.empty:
+        return []
+    columns = [seats[c].tolist() for c in (
+        "match", "game", "map_id", "mode", "rounds", "role", "participant", "main", "best",
+        "forfeit", "round_scores_json")]
+    records: list[MatchRecord] = []
+    current: list[SeatRecord] = []
+    head: tuple[Any, ...] = ()
+    for match, game, map_id, mode, rounds, role, who, main, best, forfeit, scores in zip(
+        *columns, strict=True
+    ):
+        if current and match != head[0]:
+            records.append(_record(head, current))
+            current = []
+        head = (match, game, map_id, mode, rounds)
+        missing = best is None or best != best  # NULL, or NaN once pandas holds it
+        current.append(SeatRecord(
+            role=role, participant=who, score=None if missing else float(best),
+            forfeit=bool(forfeit) or missing, round_scores=tuple(json.loads(scores)),
+            npc=not bool(main),
+        ))
+    records.append(_record(head, current))
+    return records
+
+
+def _record(head: tuple[Any, ...], seats: list[SeatRecord]) -> MatchRecord:
+    match, game, map_id, mode, rounds = head
+    return MatchRecord(
+        match_id=str(match), game=game, map_id=str(map_id), seats=tuple(seats),
+        mode="eval" if mode == "eval" else "head_to_head", rounds=int(rounds),
+        order=float(match),
+    )
+
+
+# ------------------------------------------------------------------------------ participants
+
+
+def participant_summary(engine: Engine, filters: Filters) -> pd.DataFrame:
+    """Per rated participant and role: matches, mean and best match score, forfeits."""
+    query = joined_matches(
+        select(
+            PARTICIPANTS.c.name.label("participant"), SEATS.c.role,
+            func.count().label("matches"), func.avg(SEATS.c.best).label("mean_score"),
+            func.max(SEATS.c.best).label("best_score"),
+            func.sum(case((SEATS.c.forfeit, 1), else_=0)).label("forfeits"),
+        )
+        .select_from(MATCHES)
+        .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
+        .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
+    ).where(and_(MATCHES.c.status == "done", SEATS.c.main, *match_conditions(filters)))
+    return read_frame(engine, query.group_by(PARTICIPANTS.c.name, SEATS.c.role))
+
+
+def head_to_head(engine: Engine, filters: Filters) -> pd.DataFrame:
+    """Win/draw/loss of participant `a` against `b` over the true pairwise comparisons: both
+    rated seats of the same match (ties within 1e-6 bits are draws; a forfeit loses)."""
+    from tournaments.ratings import TIE_TOLERANCE_BITS
+
+    a, b = SEATS.alias("a"), SEATS.alias("b")
+    pa, pb = PARTICIPANTS.alias("pa"), PARTICIPANTS.alias("pb")
+    score_a = case((a.c.forfeit, None), else_=a.c.best)
+    score_b = case((b.c.forfeit, None), else_=b.c.best)
+    win = case(
+        (and_(score_a.is_not(None), score_b.is_(None)), 1),
+        (score_a - score_b > TIE_TOLERANCE_BITS, 1),
+        else_=0,
+    )
+    loss = case(
+        (and_(score_a.is_(None), score_b.is_not(None)), 1),
+        (score_b - score_a > TIE_TOLERANCE_BITS, 1),
+        else_=0,
+    )
+    query = joined_matches(
+        select(
+            pa.c.name.label("a"), pb.c.name.label("b"), func.count().label("comparisons"),
+            func.sum(win).label("wins"), func.sum(loss).label("losses"),
+        )
+        .select_from(MATCHES)
+        .join(a, a.c.match_id == MATCHES.c.id)
+        .join(b, and_(b.c.match_id == MATCHES.c.id, b.c.id != a.c.id))
+        .join(pa, pa.c.id == a.c.participant_id)
+        .join(pb, pb.c.id == b.c.participant_id)
+    ).where(
+        and_(MATCHES.c.status == "done", a.c.main, b.c.main, pa.c.name != pb.c.name,
+             *match_conditions(filters))
+    )
+    frame = read_frame(engine, query.group_by(pa.c.name, pb.c.name))
+    if len(frame):
+        frame["draws"] = frame["comparisons"] - frame["wins"] - frame["losses"]
+        frame["win_rate"] = (frame["wins"] + 0.5 * frame["draws"]) / frame["comparisons"]
+    return frame
+
+
+# ------------------------------------------------------------------------------ snapshots
