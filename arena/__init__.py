@@ -18,8 +18,10 @@ from arena.errors import (
     UnknownNameError,
 )
 from arena.events import Event
+from arena.gamespace.finetune import FineTuner, FineTuneRequest, FineTuneResult
 from arena.hookspecs import hookimpl
 from arena.plugin_types import (
+    FineTunerEntry,
     GameEntry,
     JudgeEntry,
     PlayerContext,
@@ -52,6 +54,10 @@ __all__ = [
     "ArenaError",
     "ConfigError",
     "Event",
+    "FineTuneRequest",
+    "FineTuneResult",
+    "FineTuner",
+    "FineTunerEntry",
     "GameEntry",
     "GameRuntimeError",
     "GameSyntaxError",

@@ -125,6 +125,20 @@ class SamplerEntry:
     params_doc: str = ""
 
 
+FineTunerFactory = Callable[[Spec], object]  # returns an arena.gamespace.finetune.FineTuner
+
+
+@dataclass(frozen=True)
+class FineTunerEntry:
+    """A fine-tuning mechanism: `factory(spec)` builds a tuner (e.g. ``reinforce?lr=1e-4``);
+    `params` declares its spec (see PlayerEntry), validated before the factory runs."""
+
+    name: str
+    factory: FineTunerFactory
+    description: str = ""
+    params: SpecParams | None = None
+
+
 @dataclass(frozen=True)
 class GameEntry:
     """A game's source text and metadata.

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pluggy import PluginManager
 
 from arena.errors import ArenaError, PluginError, UnknownNameError
+from arena.gamespace.finetune import FineTuner
 from arena.gamespace.sampler import MetaSampler
 from arena.plugin_manager import (
     BUILTIN_PREFIX,
@@ -29,6 +30,7 @@ from arena.plugin_manager import (
 )
 from arena.plugin_types import (
     ExecutorEntry,
+    FineTunerEntry,
     GameEntry,
     JudgeEntry,
     PlayerContext,
@@ -50,7 +52,14 @@ __all__ = ["PluginFailure", "PluginInfo", "Registry"]
 
 FIX = "Install a plugin that provides it, or run `arena plugins` to see what is installed."
 E = TypeVar(
-    "E", PlayerEntry, JudgeEntry, GameEntry, StorySourceEntry, ExecutorEntry, SamplerEntry
+    "E",
+    PlayerEntry,
+    JudgeEntry,
+    GameEntry,
+    StorySourceEntry,
+    ExecutorEntry,
+    SamplerEntry,
+    FineTunerEntry,
 )
 T = TypeVar("T")
 
@@ -69,6 +78,7 @@ class PluginInfo:
     commands: tuple[str, ...] = ()
     executors: tuple[str, ...] = ()
     samplers: tuple[str, ...] = ()
+    finetuners: tuple[str, ...] = ()
 
 
 @dataclass
@@ -80,6 +90,7 @@ class _Provided:
     commands: list[str] = field(default_factory=list)
     executors: list[str] = field(default_factory=list)
     samplers: list[str] = field(default_factory=list)
+    finetuners: list[str] = field(default_factory=list)
 
 
 class Registry:
@@ -92,6 +103,7 @@ class Registry:
         self._games: dict[str, tuple[str, GameEntry]] = {}
         self._sources: dict[str, tuple[str, StorySourceEntry]] = {}
         self._samplers: dict[str, tuple[str, SamplerEntry]] = {}
+        self._finetuners: dict[str, tuple[str, FineTunerEntry]] = {}
         self._commands: dict[str, tuple[str, typer.Typer]] = {}
         self._executors: dict[str, tuple[str, ExecutorEntry]] = {}
         self._provided: dict[str, _Provided] = {}
@@ -112,6 +124,9 @@ class Registry:
         )
         reg._collect("arena_executors", "executor", ExecutorEntry, reg._executors, "executors")
         reg._collect("arena_samplers", "sampler", SamplerEntry, reg._samplers, "samplers")
+        reg._collect(
+            "arena_finetuners", "fine-tuner", FineTunerEntry, reg._finetuners, "finetuners"
+        )
         reg._collect_commands()
         return reg
 
@@ -228,6 +243,9 @@ class Registry:
     def sampler_names(self) -> list[str]:
         return sorted(self._samplers)
 
+    def finetuner_names(self) -> list[str]:
+        return sorted(self._finetuners)
+
     def command_names(self) -> list[str]:
         return sorted(self._commands)
 
@@ -245,6 +263,7 @@ class Registry:
                     tuple(got.games), tuple(got.story_sources), tuple(got.commands),
                     tuple(got.executors),
                     tuple(got.samplers),
+                    tuple(got.finetuners),
                 )
             )
         return infos
@@ -350,6 +369,20 @@ class Registry:
         made = _build("sampler", plugin, parsed, lambda: entry.factory(parsed))
         if not isinstance(made, MetaSampler):
             raise _not_protocol("sampler", plugin, parsed, made, "MetaSampler")
+        return made
+
+
+    def finetuner_entry(self, name: str) -> FineTunerEntry:
+        return _lookup(self._finetuners, "fine-tuner", name)[1]
+
+    def create_finetuner(self, spec: str | Spec) -> FineTuner:
+        """Build a fine-tuning mechanism from its spec, e.g. ``reinforce?lr=1e-4&batch=4``."""
+        parsed = _as_spec(spec)
+        plugin, entry = _lookup(self._finetuners, "fine-tuner", parsed.name)
+        _validate(entry.params, parsed, "fine-tuner")
+        made = _build("fine-tuner", plugin, parsed, lambda: entry.factory(parsed))
+        if not isinstance(made, FineTuner):
+            raise _not_protocol("fine-tuner", plugin, parsed, made, "FineTuner")
         return made
 
 

@@ -217,6 +217,12 @@ class HFPlayer:
         return moves
 
     def _generate(self, loaded: _Loaded, prompt: str) -> str:
+        _, new = self._generate_ids(loaded, prompt)
+        return clean(str(loaded.tokenizer.decode(new, skip_special_tokens=True)))
+
+    def _generate_ids(self, loaded: _Loaded, prompt: str) -> tuple[Any, Any]:
+        """The prompt's token ids as the model saw them (1 x n, on the device) and the
+        sampled continuation's ids (1-d): the fine-tuner learns from exactly these."""
         torch, _ = _require_torch()
         tokenizer, model = loaded.tokenizer, loaded.model
         ids = tokenizer(prompt, add_special_tokens=False, return_tensors="pt")["input_ids"]
@@ -238,7 +244,7 @@ class HFPlayer:
                 pad_token_id=pad,
                 **extra,
             )
-        return clean(str(tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True)))
+        return ids, out[0, ids.shape[1] :]
 
 
 def _context_length(config: Any) -> int | None:

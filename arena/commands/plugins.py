@@ -27,6 +27,7 @@ def spec_docs(registry: Registry) -> dict[str, dict[str, str]]:
         "players": {n: registry.player_entry(n) for n in registry.player_names()},
         "judges": {n: registry.judge_entry(n) for n in registry.judge_names()},
         "story sources": {n: registry.story_source_entry(n) for n in registry.story_source_names()},
+        "fine-tuners": {n: registry.finetuner_entry(n) for n in registry.finetuner_names()},
     }
     return {
         kind: {
@@ -52,6 +53,7 @@ def _provides(info: PluginInfo) -> Text:
     kinds = (
         ("players", info.players), ("judges", info.judges), ("games", info.games),
         ("story sources", info.story_sources), ("samplers", info.samplers),
+        ("fine-tuners", info.finetuners),
         ("commands", info.commands),
     )
     lines = [printable(f"{kind}: {', '.join(names)}") for kind, names in kinds if names]

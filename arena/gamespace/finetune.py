@@ -3,7 +3,8 @@
 A fine-tuner takes a player model M (a player spec such as ``hf:bundled``), a game G and a
 token budget T, plays G, learns from the rewards of its own moves and returns the spec of
 the tuned player F_G^T[M]. Fine-tuners register through the `arena_finetuners` hook (the
-built-in is REINFORCE with a baseline, `arena.gamespace.reinforce`).
+built-in is REINFORCE with a baseline, `players.reinforce`, beside the hf player whose
+moves it learns).
 
 S_G(M), the expected score of a model at G, is measured by `arena.gamespace.evaluate`:
 the same seeded maps for M and for F_G^T[M], so before/after differences are paired.
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from arena.match_setup import LoadedGame
-from arena.protocols.judge import Judge
+if TYPE_CHECKING:  # match_setup imports the registry, which imports this protocol
+    from arena.match_setup import LoadedGame
+    from arena.protocols.judge import Judge
+    from arena.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class FineTuneRequest:
         budget_tokens: T, the tokens the tuning may process (prompts and generations).
         seed: makes the run reproducible (training maps, sampling, initialisation).
         out_dir: an empty folder where the tuned model is written.
+        registry: builds the players of the game's other roles (None: the installed
+            plugins, loaded when a game has other roles).
     """
 
     player: str
@@ -38,6 +43,7 @@ class FineTuneRequest:
     budget_tokens: int
     seed: int
     out_dir: Path
+    registry: Registry | None = None
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,11 @@ def hook_specs() -> dict[str, object]:
     }
 
 
-def test_the_eight_hooks_exist() -> None:
+def test_the_nine_hooks_exist() -> None:
     assert set(hook_specs()) == {
         "arena_players", "arena_judges", "arena_games", "arena_story_sources",
-        "arena_executors", "arena_samplers", "arena_cli_commands", "arena_on_event",
+        "arena_executors", "arena_samplers", "arena_finetuners", "arena_cli_commands",
+        "arena_on_event",
     }
 
 

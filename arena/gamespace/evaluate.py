@@ -1,0 +1,112 @@
+"""S_G(M), the expected score of a model at a game (Def. 35 and 37), measured on seeded maps.
+
+Every player is measured on the same evaluation maps with the same play seeds (both derived
+from `seed` alone), so the scores of M and of F_G^T[M] are paired map by map. Evaluation
+maps come from their own seeded stream, apart from the fine-tuner's training maps
+(`train_map_seed`), so a tuned model is never scored on a map it learned from.
+
+One round per map; the player sits in the game's main role (its first active role) and the
+other roles are played by `opponent` (memoryless NPCs). A forfeited round has no score;
+`game_scores` counts it as SCORING.md section 1 does: the worst score of the evaluation
+minus one bit (`fill_forfeits` applies the same rule across several players, map by map).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.errors import ConfigError, GameRuntimeError
+from arena.match_setup import (
+    ANALYSIS_POLICY,
+    DEFAULT_MAX_REPLAY,
+    LoadedGame,
+    build_match,
+    resolve_game_map,
+)
+from arena.protocols.judge import Judge
+from arena.registry import Registry
+from arena.runtime.seeds import derive_seed
+
+FORFEIT_PENALTY = 1.0  # bits below the worst non-forfeited score (SCORING.md section 1)
+
+
+def eval_map_seed(seed: int, index: int) -> int:
+    """The seed (map and play) of evaluation map `index`."""
+    return derive_seed("gamespace-eval", seed, index)
+
+
+def train_map_seed(seed: int, index: int) -> int:
+    """The seed (map and play) of the fine-tuner's training episode `index`."""
+    return derive_seed("gamespace-train", seed, index)
+
+
+async def map_scores(
+    player: str,
+    game: LoadedGame,
+    *,
+    judge: Judge,
+    registry: Registry,
+    maps: int,
+    seed: int,
+    opponent: str | None = None,
+    max_replay: int | None = DEFAULT_MAX_REPLAY,
+) -> list[float | None]:
+    """`player`'s score in the main role on each evaluation map (None: forfeited)."""
+    if maps < 1:
+        raise ConfigError(f"Evaluating a player needs maps >= 1, got {maps}. Pass maps=1 or more.")
+    main = game.main_role(None)
+    scores: list[float | None] = []
+    for index in range(maps):
+        map_seed = eval_map_seed(seed, index)
+        seats = {role: player if role == main else (opponent or player) for role in game.roles}
+        game_map = await resolve_game_map(game, judge, map_seed)
+        async with await build_match(
+            game, seats, judge=judge, registry=registry, seed=map_seed, rounds=1,
+            main_roles=(main,), max_replay=max_replay, policy=ANALYSIS_POLICY,
+            match_id=f"gamespace:eval:{game.name}:{index}",
+        ) as match:
+            result = await match.play(game_map)
+        if result.error is not None:
+            raise GameRuntimeError(
+                f"Game '{game.name}' failed on evaluation map {index} (seed {map_seed}): "
+                f"{result.error}. Check it with `arena games check`"
+            )
+        rounds = result.scores[main].rounds
+        scores.append(rounds[0] if rounds else None)
+    return scores
+
+
+def fill_forfeits(*players: Sequence[float | None]) -> list[list[float]]:
+    """Per player, its map scores with each forfeit replaced by the worst non-forfeited
+    score any of `players` got on that map minus one bit (the worst over all maps when
+    nobody scored on that map; 0 - 1 when nobody scored at all)."""
+    everything = [s for scores in players for s in scores if s is not None]
+    fallback = min(everything, default=0.0)
+    filled: list[list[float]] = [[] for _ in players]
+    for index in range(max((len(p) for p in players), default=0)):
+        here = [p[index] for p in players if index < len(p) and p[index] is not None]
+        worst = min((s for s in here if s is not None), default=fallback) - FORFEIT_PENALTY
+        for out, scores in zip(filled, players, strict=True):
+            if index < len(scores):
+                value = scores[index]
+                out.append(worst if value is None else value)
+    return filled
+
+
+async def game_scores(
+    player: str,
+    game: LoadedGame,
+    *,
+    judge: Judge,
+    registry: Registry,
+    maps: int,
+    seed: int,
+    opponent: str | None = None,
+) -> list[float]:
+    """S_G per evaluation map: `player`'s score in the main role, one value per map, on
+    maps and play seeds that depend on `seed` only (paired across players). Other roles
+    are played by `opponent` (default: `player` itself). Forfeits: see `fill_forfeits`."""
+    scores = await map_scores(
+        player, game, judge=judge, registry=registry, maps=maps, seed=seed, opponent=opponent
+    )
+    return fill_forfeits(scores)[0]

@@ -1,0 +1,30 @@
+"""The built-in fine-tuning mechanism, registered through the same `arena_finetuners` hook as
+a third-party plugin's. It lives beside the hf player because it trains that player's model
+(the arena core never imports the players package)."""
+
+from __future__ import annotations
+
+from arena.hookspecs import hookimpl
+from arena.plugin_types import FineTunerEntry
+from arena.specs import Spec
+
+
+def _make_reinforce(spec: Spec) -> object:
+    from players.reinforce import create_reinforce  # torch is imported only when tuning
+
+    return create_reinforce(spec)
+
+
+@hookimpl
+def arena_finetuners() -> list[FineTunerEntry]:
+    from players.reinforce import SPEC_PARAMS
+
+    return [
+        FineTunerEntry(
+            "reinforce",
+            _make_reinforce,
+            "REINFORCE with a baseline on a local transformers (hf:) player, AdamW "
+            "(paper §4.3.2)",
+            SPEC_PARAMS,
+        )
+    ]

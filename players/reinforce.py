@@ -1,0 +1,323 @@
+"""`reinforce`: the built-in fine-tuning mechanism F (paper §4.3.2): REINFORCE with a
+baseline on a local transformers player model (an `hf:` player spec), AdamW.
+
+Loop, until the token budget is spent:
+
+1. Play `batch` episodes (one round of the game each) on training maps drawn from a seeded
+   stream (`arena.gamespace.evaluate.train_map_seed`, never an evaluation map). The tuned
+   model sits in the main role and moves exactly as `hf:<model>` does at play time
+   (`players.policy_recorder`); the other roles are played by the frozen base player (or
+   `opponent`), built through `arena.match_setup.build_match` like any match.
+2. Each answered elicit of the tuned role gets the reward it earned
+   (`arena.gamespace.credit`: the rewards up to the role's next elicit, or the reward-to-go);
+   an answer that made an `ensure` fail gets the step's lowest reward minus one bit (the
+   forfeit rule of SCORING.md section 1).
+3. advantage = reward - baseline (the step's mean reward, or the mean of all earlier steps'),
+   divided by the step's standard deviation when `normalize`; loss = -sum over elicits of
+   advantage * log p(continuation | prompt) / elicits, where log p sums over the sampled
+   tokens under softmax(logits / temperature), the distribution they were sampled from.
+4. One AdamW step (gradient norm clipped).
+
+Tokens counted against the budget: every prompt token the tuned model read and every token
+it generated during play (the learning pass re-reads exactly those tokens; the frozen
+players' and the judge's tokens are not counted). The loop stops at the first step that
+reaches the budget, so at most one step's tokens over it.
+
+Reproducible: training maps, play seeds and move sampling derive from the request's seed,
+and `torch.manual_seed(seed)` is set before learning; same seed, same weights (on one
+device and torch version).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import statistics
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from arena.errors import ConfigError
+from arena.gamespace.credit import CREDITS, Credit, elicit_credits
+from arena.gamespace.evaluate import train_map_seed
+from arena.gamespace.finetune import FineTuneRequest, FineTuneResult
+from arena.match_setup import ANALYSIS_POLICY, LoadedGame, SeatSpec, build_match, resolve_game_map
+from arena.registry import Registry
+from arena.runtime.seeds import public_seed_key, seat_seed
+from arena.spec_params import Param, SpecParams
+from arena.specs import Spec, parse_spec
+from players.hf_player import HFSettings, _Loaded, _require_torch, parse_settings
+from players.policy_recorder import RecordedMove, RecordingHFPlayer
+
+FAIL_PENALTY = 1.0  # bits below the step's lowest reward for an answer that failed an ensure
+
+SPEC_PARAMS = SpecParams(
+    params=(
+        Param("lr", "float", 1e-4, "AdamW learning rate", minimum=0.0),
+        Param("batch", "int", 4, "episodes (training maps) per optimiser step", minimum=1),
+        Param(
+            "temperature", "float", None,
+            "sampling temperature while learning (default: the player's; 1 if it is greedy)",
+            minimum=0.0,
+        ),
+        Param(
+            "baseline", "str", "batch",
+            "batch: the step's mean reward; running: the mean reward of all earlier steps",
+            choices=("batch", "running"),
+        ),
+        Param(
+            "credit", "str", "elicit",
+            "elicit: rewards up to the role's next elicit; togo: every later reward of the round",
+            choices=CREDITS,
+        ),
+        Param("normalize", "bool", True, "divide advantages by the step's standard deviation"),
+        Param("weight_decay", "float", 0.0, "AdamW weight decay", minimum=0.0),
+        Param("clip", "float", 1.0, "gradient norm clip (0: none)", minimum=0.0),
+        Param("device", "str", None, "torch device of the tuned model (default: the player's)"),
+        Param("opponent", "str", None, "player spec of the other roles (default: the base player)"),
+    )
+)
+
+
+@dataclass(frozen=True)
+class ReinforceSettings:
+    """The parsed spec of the `reinforce` fine-tuner."""
+
+    lr: float = 1e-4
+    batch: int = 4
+    temperature: float | None = None
+    baseline: str = "batch"
+    credit: Credit = "elicit"
+    normalize: bool = True
+    weight_decay: float = 0.0
+    clip: float = 1.0
+    device: str | None = None
+    opponent: str | None = None
+
+
+def parse_reinforce(spec: Spec) -> ReinforceSettings:
+    """Settings from a validated `reinforce?...` spec; `ConfigError` for a greedy temperature."""
+    temperature = spec.float_param("temperature", 1.0) if "temperature" in spec.params else None
+    if temperature is not None and temperature <= 0:
+        raise ConfigError(
+            f"Fine-tuner '{spec.raw}': temperature must be > 0 (REINFORCE learns from sampled "
+            f"moves), got {temperature:g}. Leave it out or give e.g. temperature=1."
+        )
+    credit: Credit = "togo" if spec.params.get("credit") == "togo" else "elicit"
+    return ReinforceSettings(
+        lr=spec.float_param("lr", 1e-4),
+        batch=spec.int_param("batch", 4, minimum=1),
+        temperature=temperature,
+        baseline=spec.params.get("baseline", "batch"),
+        credit=credit,
+        normalize=spec.bool_param("normalize", True),
+        weight_decay=spec.float_param("weight_decay", 0.0),
+        clip=spec.float_param("clip", 1.0),
+        device=spec.params.get("device") or None,
+        opponent=spec.params.get("opponent") or None,
+    )
+
+
+@dataclass
+class _Episode:
+    moves: list[RecordedMove]
+    rewards: list[float]
+    failed: list[bool]
+    tokens: int
+
+
+class Reinforce:
+    """REINFORCE with a baseline; see the module docstring."""
+
+    def __init__(self, settings: ReinforceSettings) -> None:
+        self.settings = settings
+
+    async def finetune(self, request: FineTuneRequest) -> FineTuneResult:
+        base = _player_spec(request.player)
+        player = parse_settings(base)
+        _check_request(request)
+        s = self.settings
+        temperature = s.temperature or (player.temperature if player.temperature > 0 else 1.0)
+        device = s.device or player.device
+        policy = replace(player, temperature=temperature, device=device)
+        started = time.perf_counter()
+        loaded = await asyncio.to_thread(_load_trainable, policy, request.seed)
+        torch, _ = _require_torch()
+        optimiser = torch.optim.AdamW(
+            loaded.model.parameters(), lr=s.lr, weight_decay=s.weight_decay
+        )
+        main = request.game.main_role(None)
+        others = [r for r in request.game.roles if r != main]
+        registry = request.registry or (Registry.load() if others else None)
+        opponent = s.opponent or request.player
+        tokens, steps, episode, curve = 0, 0, 0, []
+        history: list[float] = []
+        while tokens < request.budget_tokens:
+            batch = []
+            for _ in range(s.batch):
+                played = await _play(
+                    request.game, main, others, opponent, policy, loaded, request, registry,
+                    train_map_seed(request.seed, episode), s.credit,
+                )
+                episode += 1
+                tokens += played.tokens
+                batch.append(played)
+            rewards = await asyncio.to_thread(
+                _learn, loaded, optimiser, batch, s, temperature, history
+            )
+            steps += 1
+            if rewards:
+                curve.append(statistics.fmean(rewards))
+                history.extend(rewards)
+        await asyncio.to_thread(_save, loaded, request, base, s, tokens, steps, curve)
+        tuned = Spec("hf", str(request.out_dir.resolve()), dict(base.params))
+        return FineTuneResult(
+            player=tuned.canonical, tokens=tokens, steps=steps,
+            wall_s=time.perf_counter() - started, rewards=tuple(curve),
+        )
+
+
+def _player_spec(text: str) -> Spec:
+    spec = parse_spec(text)
+    if spec.name != "hf":
+        raise ConfigError(
+            f"The reinforce fine-tuner tunes local transformers models only, got player "
+            f"'{text}'. Give an hf player spec, e.g. 'hf:bundled' or 'hf:/path/to/model'."
+        )
+    return spec
+
+
+def _check_request(request: FineTuneRequest) -> None:
+    if request.budget_tokens < 1:
+        raise ConfigError(
+            f"The token budget must be at least 1, got {request.budget_tokens}. Give a "
+            "budget such as 20000."
+        )
+    out = request.out_dir
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ConfigError(
+            f"The fine-tuning output folder {out} is not empty. Give a new or empty folder."
+        )
+
+
+def _load_trainable(settings: HFSettings, seed: int) -> _Loaded:
+    """A private copy of the model (never the hf player's shared cache), ready to learn."""
+    torch, transformers = _require_torch()
+    torch.manual_seed(seed)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(settings.model)
+    model = transformers.AutoModelForCausalLM.from_pretrained(settings.model)
+    # No dropout: log p must be taken under the very policy that sampled the moves.
+    model.to(settings.device).train(False)
+    return _Loaded(model, tokenizer, threading.Lock())
+
+
+async def _play(
+    game: LoadedGame, main: str, others: list[str], opponent: str, policy: HFSettings,
+    loaded: _Loaded, request: FineTuneRequest, registry: Registry | None, map_seed: int,
+    credit: Credit,
+) -> _Episode:
+    """One training episode: a round on the map of `map_seed`, then each elicit's reward."""
+    seed = seat_seed(public_seed_key(map_seed), map_seed, main)
+    tuned = RecordingHFPlayer(policy, loaded, name=f"reinforce:{request.player}", seed=seed)
+    seats: list[SeatSpec] = [SeatSpec(main, tuned)]
+    seats += [SeatSpec(role, opponent, main=False) for role in others]
+    game_map = await resolve_game_map(game, request.judge, map_seed)
+    async with await build_match(
+        game, seats, judge=request.judge, registry=registry, seed=map_seed, rounds=1,
+        main_roles=(main,), policy=ANALYSIS_POLICY,
+        match_id=f"gamespace:train:{game.name}:{map_seed}",
+    ) as match:
+        result = await match.play(game_map)
+    moves = tuned.moves
+    tokens = sum(m.tokens for m in moves)
+    if result.error is not None:  # nothing to learn from a broken round
+        return _Episode([], [], [], tokens)
+    credits = elicit_credits(result.events, main, credit)
+    paired = min(len(credits), len(moves))
+    return _Episode(
+        moves[:paired], [c.reward for c in credits[:paired]],
+        [c.failed for c in credits[:paired]], tokens,
+    )
+
+
+def _advantages(
+    rewards: list[float], settings: ReinforceSettings, history: list[float]
+) -> list[float]:
+    if settings.baseline == "running" and history:
+        baseline = statistics.fmean(history)
+    else:
+        baseline = statistics.fmean(rewards)
+    advantages = [r - baseline for r in rewards]
+    if settings.normalize and len(rewards) > 1:
+        spread = statistics.pstdev(rewards)
+        advantages = [a / (spread + 1e-6) for a in advantages]
+    return advantages
+
+
+def _learn(
+    loaded: _Loaded, optimiser: Any, batch: list[_Episode], settings: ReinforceSettings,
+    temperature: float, history: list[float],
+) -> list[float]:
+    """One optimiser step on a batch of episodes; returns the elicits' rewards."""
+    torch, _ = _require_torch()
+    moves = [m for e in batch for m in e.moves]
+    raw = [r for e in batch for r in e.rewards]
+    failed = [f for e in batch for f in e.failed]
+    if not moves:
+        return []
+    fine = [r for r, f in zip(raw, failed, strict=True) if not f]
+    floor = min(fine, default=statistics.fmean(history) if history else 0.0) - FAIL_PENALTY
+    rewards = [floor if f else r for r, f in zip(raw, failed, strict=True)]
+    advantages = _advantages(rewards, settings, history)
+    model = loaded.model
+    with loaded.lock:
+        optimiser.zero_grad(set_to_none=True)
+        for move, advantage in zip(moves, advantages, strict=True):
+            if advantage == 0.0 or not move.segments:
+                continue
+            logp = sum(_log_prob(torch, model, s, temperature) for s in move.segments)
+            (-advantage * logp / len(moves)).backward()
+        if settings.clip > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), settings.clip)
+        optimiser.step()
+    return rewards
+
+
+def _log_prob(torch: Any, model: Any, segment: Any, temperature: float) -> Any:
+    """log p(continuation | prompt), summed over the sampled tokens."""
+    device = next(model.parameters()).device
+    prompt, continuation = segment.prompt.to(device), segment.continuation.to(device)
+    if continuation.shape[0] == 0:
+        return torch.zeros((), device=device)
+    ids = torch.cat([prompt, continuation])[None, :]
+    logits = model(input_ids=ids).logits[0, prompt.shape[0] - 1 : -1].float() / temperature
+    logp = torch.log_softmax(logits, dim=-1)
+    return logp.gather(1, continuation[:, None]).sum()
+
+
+def _save(
+    loaded: _Loaded, request: FineTuneRequest, base: Spec, settings: ReinforceSettings,
+    tokens: int, steps: int, curve: list[float],
+) -> None:
+    """The tuned model and tokenizer (save_pretrained), and how they were made."""
+    out = request.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    loaded.model.save_pretrained(out)
+    loaded.tokenizer.save_pretrained(out)
+    record = {
+        "finetuner": "reinforce", "settings": settings.__dict__, "base_player": base.raw,
+        "game": request.game.name, "game_version": request.game.version,
+        "budget_tokens": request.budget_tokens, "seed": request.seed, "tokens": tokens,
+        "steps": steps, "rewards": [r if math.isfinite(r) else None for r in curve],
+    }
+    (out / "finetune.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+
+
+def create_reinforce(spec: Spec) -> Reinforce:
+    """Factory for `reinforce?lr=1e-4&batch=4&...` (see SPEC_PARAMS)."""
+    return Reinforce(parse_reinforce(spec))
+
+
+__all__ = ["SPEC_PARAMS", "Reinforce", "ReinforceSettings", "create_reinforce"]
