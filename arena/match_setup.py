@@ -35,7 +35,7 @@ from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig, MatchResult, active_players, play_match
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy, Seat
-from arena.runtime.seeds import public_seed_key, seat_seed
+from arena.runtime.seeds import public_seed_key, seat_seed, story_seed
 
 DEFAULT_MAX_REPLAY = 2  # loops run at most 3 times in smoke runs and golden playthroughs
 # Analysis runs (smoke checks, playability): a stuck player fails its move within a minute.
@@ -225,11 +225,12 @@ class Match:
 
     async def play(self, game_map: GameMap | None = None) -> MatchResult:
         """Play every round on `game_map` (default: the map of the play seed, its texts
-        sampled from the judge). Runtime failures end the match with `error` set."""
+        sampled from the judge under the match's seed key, so a player that guesses a small
+        play seed still cannot regenerate them). Runtime failures end the match with
+        `error` set."""
         if game_map is None:
-            game_map = await resolve_map(
-                self.program, self.config.play_seed, JudgeStorySource(self.judge)
-            )
+            seed = story_seed(self.config.seed_key, self.config.play_seed)
+            game_map = await resolve_map(self.program, seed, JudgeStorySource(self.judge))
         return await play_match(
             self.program, self.view, game_map, self.seats, self.judge, self.config, self.emit
         )

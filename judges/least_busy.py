@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
+from arena.least_busy import LeastBusy
 from arena.protocols.judge import GenerateRequest, Judge, JudgeInfo, ScoreRequest, TokenScores
 
 T = TypeVar("T")
@@ -20,24 +21,15 @@ class LeastBusyJudge:
         if not replicas:
             raise ValueError("LeastBusyJudge needs at least one replica")
         self.replicas = list(replicas)
-        self.in_flight = [0] * len(self.replicas)
-        self.calls = [0] * len(self.replicas)  # calls sent to each replica, for operators
+        self.selector = LeastBusy(len(self.replicas))
 
     @property
     def info(self) -> JudgeInfo:
         return self.replicas[0].info
 
     async def _call(self, run: Callable[[Judge], Awaitable[T]]) -> T:
-        # Ties go to the replica that has received fewer calls, so idle replicas alternate.
-        index = min(
-            range(len(self.replicas)), key=lambda i: (self.in_flight[i], self.calls[i])
-        )
-        self.in_flight[index] += 1
-        self.calls[index] += 1
-        try:
+        with self.selector.pick() as index:
             return await run(self.replicas[index])
-        finally:
-            self.in_flight[index] -= 1
 
     async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
         return await self._call(lambda judge: judge.score(requests))

@@ -35,6 +35,7 @@ from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy
+from arena.runtime.seeds import story_seed
 from arena.specs import parse_spec
 from arena.storage import (
     MATCH_ERROR,
@@ -224,8 +225,10 @@ async def _resolve_maps(
     source: StorySource,
     game_ids: Mapping[str, int],
     limits: Limits,
+    seed_key: bytes,
 ) -> tuple[dict[tuple[str, int], tuple[int, GameMap]], dict[tuple[str, int], str]]:
-    """Stored maps for every (game, map index) of `plans`, made and stored if missing."""
+    """Stored maps for every (game, map index) of `plans`, made and stored if missing (texts
+    sampled under the tournament's secret key: `arena.runtime.seeds.story_seed`)."""
     wanted = {(p.game, p.map_index): p.map_seed for p in plans}
     maps: dict[tuple[str, int], tuple[int, GameMap]] = {}
     failures: dict[tuple[str, int], str] = {}
@@ -236,7 +239,9 @@ async def _resolve_maps(
         if found is None:
             try:
                 async with limits.slot(()):
-                    made = await resolve_map(tournament.games[game].program, seed, source)
+                    made = await resolve_map(
+                        tournament.games[game].program, story_seed(seed_key, seed), source
+                    )
             except Exception as error:  # this map's matches wait for the next run
                 failures[(game, index)] = redact(f"{type(error).__name__}: {error}")
                 return
@@ -331,7 +336,9 @@ async def run_tournament(
     book = ClaimBook(store, setup.tournament_id, run_id, [p.key for p in pending], limits.total)
     try:
         source = story_source(tournament, registry, judge)
-        maps, failed = await _resolve_maps(pending, tournament, store, source, game_ids, limits)
+        maps, failed = await _resolve_maps(
+            pending, tournament, store, source, game_ids, limits, setup.seed_key
+        )
         summary.map_failures = sum((p.game, p.map_index) in failed for p in pending)
 
         provider = {p.player: parse_spec(p.player).name for p in config.participants}

@@ -5,7 +5,9 @@ can regenerate its stories. Anything seed-like a player gets (`MoveRequest.seed`
 `PlayerContext.seed`) and the game's own randomness (`sample`, `shuffle`) is therefore an
 HMAC under a *seed key*: 32 random bytes the organiser keeps (per tournament in the
 database; printed by `arena play`). Without the key a player cannot invert them, however
-small the seeds; with it the organiser replays any match exactly.
+small the seeds; with it the organiser replays any match exactly. Map seeds follow publicly
+from the tournament seed (they identify the maps), but the texts of a map are sampled from
+`story_seed(key, map_seed)`, so a published tournament seed regenerates nothing.
 
 Move seeds depend on the play seed, the role and the information set of the request, not on
 the round: a memoryless NPC asked the same thing in two rounds gets the same seed (paper
@@ -27,7 +29,7 @@ SEED_KEY_BYTES = 32
 
 def derive_seed(*parts: object) -> int:
     """A non-negative 63-bit seed from any parts (public: only for what players never
-    receive, such as the map texts of a map seed)."""
+    receive and what gives nothing hidden away, such as a map's seed)."""
     digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
@@ -76,6 +78,14 @@ def move_seed(key: bytes, play_seed: int, request: MoveRequest) -> int:
 def seat_seed(key: bytes, play_seed: int, role: str) -> int:
     """`PlayerContext.seed` of the player in `role` (the same for every round)."""
     return keyed_seed(key, "seat", play_seed, role)
+
+
+def story_seed(key: bytes, map_seed: int) -> int:
+    """The seed a map's texts are sampled from. The map seed itself follows from the
+    tournament seed, which organisers publish with their tournament files; keying it means
+    knowing the tournament seed and the story source does not regenerate a hidden story,
+    while the organiser (who holds the key) still reproduces every map."""
+    return keyed_seed(key, "map", map_seed)
 
 
 def game_seed(key: bytes, play_seed: int) -> int:

@@ -67,7 +67,7 @@ async def test_calls_go_to_the_least_busy_server(
     assert fast + slow == 40
     assert slow >= 1  # both servers receive work
     assert fast > 2 * slow  # the slow one receives less
-    assert judge.in_flight == [0, 0]
+    assert judge.selector.in_flight == [0, 0]
 
 
 async def test_idle_replicas_take_turns(servers: tuple[list[str], list[CountingJudge]]) -> None:

@@ -24,7 +24,7 @@ from arena.protocols.judge import Judge
 from arena.protocols.player import HistoryItem
 from arena.registry import Registry
 from arena.runtime.maps import JudgeStorySource, resolve_map
-from arena.runtime.seeds import derive_seed, new_seed_key, public_seed_key, seat_seed
+from arena.runtime.seeds import derive_seed, new_seed_key, public_seed_key, seat_seed, story_seed
 from arena.specs import Spec
 from judges.bundled_judge import create_bundled_judge
 from judges.ngram import NgramJudge
@@ -83,9 +83,10 @@ async def attack(
     game = load_game_ref(game_name, registry)
     attacker = seats[attacker_role]
     assert isinstance(attacker, Attacker)
+    key = new_seed_key()  # as `arena play` does
     async with await build_match(
         game, seats, judge=judge, registry=None, seed=PLAY_SEED, rounds=ROUNDS,  # type: ignore[arg-type]
-        main_roles=(attacker_role,), seed_key=new_seed_key(),  # as `arena play` does
+        main_roles=(attacker_role,), seed_key=key,
     ) as match:
         result = await match.play()
     assert result.error is None and len(attacker.requests) >= ROUNDS
@@ -102,7 +103,7 @@ async def attack(
         "game": game, "hidden": hidden, "truth": truth, "blind": accuracy(blind, truth),
         "now": accuracy(now or blind, truth), "now_used": now is not None,
         "old": accuracy(old or blind, truth), "old_used": old is not None, "seed_now": recover_play_seed(attacker.requests, SEED_TRIES),
-        "seed_old": recover_play_seed(legacy_requests, SEED_TRIES),
+        "seed_old": recover_play_seed(legacy_requests, SEED_TRIES), "key": key,
     }
 
 
@@ -119,12 +120,17 @@ async def check(found: dict[str, object], judge: Judge) -> None:
     assert found["old_used"] is True and found["old"] >= 0.9, found["old"]
     assert found["old"] > found["blind"] + 0.5  # type: ignore[operator]
     # Seeds: nothing below SEED_TRIES explains what it received; with the old derivation
-    # the play seed (= map seed in `arena play`) falls out and regenerates the story.
+    # the play seed falls out. The map seed used to be the play seed itself; now even a
+    # known play seed does not regenerate the story: its texts are sampled under the
+    # match's secret key, which the organiser (holding it) still reproduces them with.
     assert found["seed_now"] is None
     assert found["seed_old"] == PLAY_SEED
     program = found["game"].program  # type: ignore[attr-defined]
-    regenerated = await resolve_map(program, PLAY_SEED, JudgeStorySource(judge))
-    assert found["hidden"] in regenerated.stories.values()
+    source = JudgeStorySource(judge)
+    unkeyed = await resolve_map(program, PLAY_SEED, source)
+    assert found["hidden"] not in unkeyed.stories.values()
+    keyed = await resolve_map(program, story_seed(found["key"], PLAY_SEED), source)  # type: ignore[arg-type]
+    assert found["hidden"] in keyed.stories.values()
 
 
 async def test_describe_to_partner_bob_learns_nothing_of_the_story(judge: Judge, copy: JudgeCopy, registry: Registry) -> None:

@@ -4,6 +4,7 @@ changing their plans, so stored matches stay valid and a resume plays only what 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,28 @@ async def test_upgrading_from_v4_keys_existing_tournaments_and_keeps_their_match
     store.close()
     again = await run_file(path, db=db, registry=registry)
     assert (again.already_done, again.pending) == (summary.planned, 0)  # resume: nothing to redo
+
+
+async def test_the_public_tournament_seed_does_not_regenerate_the_maps(tmp_path: Path, registry: Registry) -> None:
+    """Map seeds follow from the tournament seed, which a published tournament file shows;
+    the map texts are sampled under the tournament's secret key, so that seed and the story
+    source alone do not regenerate a hidden story, while the key does."""
+    from arena.match_setup import load_game_ref
+    from arena.runtime.maps import JudgeStorySource, resolve_map
+    from arena.runtime.seeds import story_seed
+
+    path = fx.tournament_file(tmp_path, ONE_GAME)
+    db = sqlite_url(tmp_path / "a.db")
+    await run_file(path, db=db, registry=registry)
+    key = key_of(db, "small")
+    engine = create_db_engine(db)
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT seed, stories_json FROM maps")).all()
+    engine.dispose()
+    assert len(rows) == 2  # maps = 2, one game
+    program = load_game_ref(str(tmp_path / "condense.xgl"), registry).program
+    source = JudgeStorySource(registry.create_judge("ngram"))
+    for seed, stories_json in rows:
+        stored = json.loads(stories_json)
+        assert (await resolve_map(program, int(seed), source)).stories != stored
+        assert (await resolve_map(program, story_seed(key, int(seed)), source)).stories == stored

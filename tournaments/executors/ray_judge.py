@@ -18,6 +18,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from arena.least_busy import LeastBusy
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from tournaments.executors.ray_support import import_ray, worker_registry
 from tournaments.progress import judge_metrics
@@ -102,7 +103,7 @@ class RayJudge:
             raise ValueError("RayJudge needs at least one judge actor")
         self.actors = list(actors)
         self._info = info
-        self._in_flight = [0] * len(self.actors)
+        self._selector = LeastBusy(len(self.actors))
         self._stats: dict[str, float] = {}
         self._poller: asyncio.Task[None] | None = None
 
@@ -123,15 +124,12 @@ class RayJudge:
         deadline = time.monotonic() + RESTART_WAIT_S
         attempt = 0
         while True:
-            index = min(range(len(self.actors)), key=self._in_flight.__getitem__)
-            self._in_flight[index] += 1
             try:
-                return await getattr(self.actors[index], method).remote(*args)
+                with self._selector.pick() as index:
+                    return await getattr(self.actors[index], method).remote(*args)
             except lost:
                 if time.monotonic() >= deadline:
                     raise
-            finally:
-                self._in_flight[index] -= 1
             await asyncio.sleep(min(0.5 * 2**attempt, 5.0))
             attempt += 1
 
