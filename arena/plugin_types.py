@@ -117,12 +117,16 @@ SamplerFactory = Callable[[Spec], object]  # returns an arena.gamespace.sampler.
 
 @dataclass(frozen=True)
 class SamplerEntry:
-    """A meta-sampler kind: `factory(spec)` builds a proposer of candidate games."""
+    """A meta-sampler kind: `factory(spec)` builds a proposer of candidate games.
+
+    `params` declares its spec (see PlayerEntry; the registry validates a spec against it
+    before the factory runs); `params_doc` is free text for an undeclared entry."""
 
     name: str
     factory: SamplerFactory
     description: str = ""
     params_doc: str = ""
+    params: SpecParams | None = None
 
 
 FineTunerFactory = Callable[[Spec], object]  # returns an arena.gamespace.finetune.FineTuner

@@ -301,6 +301,9 @@ class Registry:
     def story_source_entry(self, name: str) -> StorySourceEntry:
         return _lookup(self._sources, "story source", name)[1]
 
+    def sampler_entry(self, name: str) -> SamplerEntry:
+        return _lookup(self._samplers, "sampler", name)[1]
+
     def executor_entry(self, name: str) -> ExecutorEntry:
         return _lookup(self._executors, "executor", name)[1]
 
@@ -366,6 +369,7 @@ class Registry:
         """Build a meta-sampler from its spec, e.g. ``mutate?ops=length``."""
         parsed = _as_spec(spec)
         plugin, entry = _lookup(self._samplers, "sampler", parsed.name)
+        _validate(entry.params, parsed, "sampler")
         made = _build("sampler", plugin, parsed, lambda: entry.factory(parsed))
         if not isinstance(made, MetaSampler):
             raise _not_protocol("sampler", plugin, parsed, made, "MetaSampler")

@@ -114,7 +114,7 @@ def parse_settings(spec: Spec) -> HFSettings:
     )
 
 
-def _require_torch() -> tuple[Any, Any]:
+def require_torch() -> tuple[Any, Any]:
     try:
         import torch
         import transformers
@@ -130,7 +130,7 @@ def load_model(settings: HFSettings) -> _Loaded:
     key = (settings.model, settings.device)
     with _CACHE_LOCK:
         if key not in _CACHE:
-            _torch, transformers = _require_torch()
+            _torch, transformers = require_torch()
             try:
                 tokenizer = transformers.AutoTokenizer.from_pretrained(settings.model)
                 model = transformers.AutoModelForCausalLM.from_pretrained(settings.model)
@@ -179,24 +179,15 @@ class HFPlayer:
     def _moves(self, loaded: _Loaded, request: MoveRequest) -> dict[str, str]:
         seed = (request.seed + self._seed) % 2**63
         with loaded.lock:
-            torch, _ = _require_torch()
+            torch, _ = require_torch()
             torch.manual_seed(seed)
             if getattr(loaded.tokenizer, "chat_template", None):
                 return self._chat_moves(loaded, request)
             return self._completion_moves(loaded, request)
 
     def _chat_moves(self, loaded: _Loaded, request: MoveRequest) -> dict[str, str]:
-        messages = build_messages(request, self._options)
-        try:
-            prompt = loaded.tokenizer.apply_chat_template(
-                messages, tokenize=False, add_generation_prompt=True
-            )
-        except Exception:  # some templates reject a system turn: fold it into the user's
-            merged = [{"role": "user", "content": "\n\n".join(m["content"] for m in messages)}]
-            prompt = loaded.tokenizer.apply_chat_template(
-                merged, tokenize=False, add_generation_prompt=True
-            )
-        reply = self._generate(loaded, str(prompt))
+        prompt = chat_prompt(loaded, build_messages(request, self._options))
+        reply = self._generate(loaded, prompt)
         parsed = parse_reply(reply, request.registers)
         if isinstance(parsed, MissingMoveTags):
             fallback = first_line(reply)
@@ -223,31 +214,71 @@ class HFPlayer:
     def _generate_ids(self, loaded: _Loaded, prompt: str) -> tuple[Any, Any]:
         """The prompt's token ids as the model saw them (1 x n, on the device) and the
         sampled continuation's ids (1-d): the fine-tuner learns from exactly these."""
-        torch, _ = _require_torch()
-        tokenizer, model = loaded.tokenizer, loaded.model
-        ids = tokenizer(prompt, add_special_tokens=False, return_tensors="pt")["input_ids"]
-        context = _context_length(model.config)
-        if context is not None:  # keep the end: the task and the answer cue
-            ids = ids[:, -max(1, context - self.settings.max_new_tokens) :]
-        ids = ids.to(self.settings.device)
-        sample = self.settings.temperature > 0
-        extra: dict[str, Any] = {"temperature": self.settings.temperature} if sample else {}
-        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (
-            tokenizer.eos_token_id
+        return generate_ids(loaded, self.settings, prompt)
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A continuation and its token counts."""
+
+    text: str
+    prompt_tokens: int
+    new_tokens: int
+
+
+def chat_prompt(loaded: _Loaded, messages: list[dict[str, str]]) -> str:
+    """The prompt text for chat `messages`: the tokenizer's chat template when it has one
+    (a template that rejects a system turn gets it folded into the user's), else the
+    messages' texts one after another."""
+    tokenizer = loaded.tokenizer
+    if not getattr(tokenizer, "chat_template", None):
+        return "\n\n".join(m["content"] for m in messages) + "\n\n"
+    try:
+        prompt = tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True
         )
-        with torch.no_grad():
-            out = model.generate(
-                input_ids=ids,
-                attention_mask=torch.ones_like(ids),
-                max_new_tokens=self.settings.max_new_tokens,
-                do_sample=sample,
-                pad_token_id=pad,
-                **extra,
-            )
-        return ids, out[0, ids.shape[1] :]
+    except Exception:
+        merged = [{"role": "user", "content": "\n\n".join(m["content"] for m in messages)}]
+        prompt = tokenizer.apply_chat_template(merged, tokenize=False, add_generation_prompt=True)
+    return str(prompt)
 
 
-def _context_length(config: Any) -> int | None:
+def generate_ids(loaded: _Loaded, settings: HFSettings, prompt: str) -> tuple[Any, Any]:
+    """The prompt's ids as the model saw them (its end, when longer than the model's
+    context) and the continuation's ids, sampled at `settings.temperature` (greedy at 0)
+    for up to `settings.max_new_tokens` tokens. Seeding and locking are the caller's."""
+    torch, _ = require_torch()
+    tokenizer, model = loaded.tokenizer, loaded.model
+    ids = tokenizer(prompt, add_special_tokens=False, return_tensors="pt")["input_ids"]
+    context = context_length(model.config)
+    if context is not None:  # keep the end: the task and the answer cue
+        ids = ids[:, -max(1, context - settings.max_new_tokens) :]
+    ids = ids.to(settings.device)
+    sample = settings.temperature > 0
+    extra: dict[str, Any] = {"temperature": settings.temperature} if sample else {}
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (
+        tokenizer.eos_token_id
+    )
+    with torch.no_grad():
+        out = model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=settings.max_new_tokens,
+            do_sample=sample,
+            pad_token_id=pad,
+            **extra,
+        )
+    return ids, out[0, ids.shape[1] :]
+
+
+def generate_text(loaded: _Loaded, settings: HFSettings, prompt: str) -> Generated:
+    """`generate_ids`, decoded and cleaned, with the token counts."""
+    ids, new = generate_ids(loaded, settings, prompt)
+    text = clean(str(loaded.tokenizer.decode(new, skip_special_tokens=True)))
+    return Generated(text, int(ids.shape[1]), int(new.shape[0]))
+
+
+def context_length(config: Any) -> int | None:
     for attribute in ("max_position_embeddings", "n_positions", "n_ctx"):
         value = getattr(config, attribute, None)
         if isinstance(value, int) and value > 0:

@@ -130,19 +130,20 @@ class LLMSettings:
         return self.model.split("/", 1)[0] if "/" in self.model else self.model
 
 
-def parse_settings(spec: Spec) -> LLMSettings:
-    """Settings from a `litellm:<model>?...` spec; `ConfigError` when malformed."""
-    spec.expect_params(PARAMS, "player")
+def parse_settings(spec: Spec, kind: str = "Player") -> LLMSettings:
+    """Settings from a `litellm:<model>?...` spec; `ConfigError` when malformed. `kind`
+    names what the spec builds in messages (the `llm` sampler passes "Sampler")."""
+    spec.expect_params(PARAMS, kind.lower())
     if not spec.arg.strip():
         raise ConfigError(
-            f"Player spec '{spec.raw}' names no model. Write litellm:<model>, e.g. "
+            f"{kind} spec '{spec.raw}' names no model. Write litellm:<model>, e.g. "
             "'litellm:openai/gpt-4o-mini' or 'litellm:openai/my-model?api_base="
             "http://127.0.0.1:8000/v1' for a local OpenAI-compatible server."
         )
     key_env = spec.params.get("api_key_env") or None
     if key_env is not None and key_env not in os.environ:
         raise ConfigError(
-            f"Player '{spec.raw}' reads its API key from the environment variable "
+            f"{kind} '{spec.raw}' reads its API key from the environment variable "
             f"{key_env}, which is not set. Export it (export {key_env}=...) or drop "
             "api_key_env to use litellm's usual variables."
         )
@@ -150,7 +151,7 @@ def parse_settings(spec: Spec) -> LLMSettings:
     backoff, backoff_max = spec.float_param("backoff", 1.0), spec.float_param("backoff_max", 30.0)
     if timeout <= 0 or backoff < 0 or backoff_max < 0:
         raise ConfigError(
-            f"Player '{spec.raw}': timeout must be > 0 and backoff, backoff_max >= 0 "
+            f"{kind} '{spec.raw}': timeout must be > 0 and backoff, backoff_max >= 0 "
             f"(got timeout={timeout}, backoff={backoff}, backoff_max={backoff_max})."
         )
     return LLMSettings(
@@ -267,14 +268,6 @@ class LLMPlayer:
     def __repr__(self) -> str:
         return f"LLMPlayer({self._name!r})"
 
-    def _api_key(self) -> str | None:
-        s = self.settings
-        if s.api_key_env is not None:
-            return os.environ.get(s.api_key_env)
-        if s.api_base and s.model.startswith(_OPENAI_COMPATIBLE):
-            return _PLACEHOLDER_KEY  # never forward OPENAI_API_KEY to a custom server
-        return None  # litellm's own environment lookup
-
     async def move(self, request: MoveRequest) -> Mapping[str, str]:
         litellm = import_litellm()
         messages: list[dict[str, str]] = build_messages(request, self._options)
@@ -306,63 +299,97 @@ class LLMPlayer:
         self, litellm: ModuleType, messages: list[dict[str, str]], seed: int
     ) -> tuple[str, Usage]:
         """One reply text, retrying transient failures with backoff (tenacity)."""
-        s = self.settings
-        key = self._api_key()
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(s.retries + 1),
-            wait=backoff_wait(s.backoff, s.backoff_max),
-            retry=retry_if_exception(is_retryable),
-            before_sleep=lambda state: log.info(
-                "%s: %s; retrying in %.2f s", self._name,
-                redact(repr(state.outcome.exception() if state.outcome else None), key),
-                state.upcoming_sleep,
-            ),
-            reraise=True,
+        done = await complete(self.settings, messages, seed, name=self._name, litellm=litellm)
+        return done.text, Usage(
+            done.prompt_tokens, done.completion_tokens, done.cost_usd or 0.0, calls=1
         )
-        attempts = 0
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    key = self._api_key()
-                    async with endpoint_semaphore(s.endpoint, s.concurrency):
-                        response = await asyncio.wait_for(
-                            litellm.acompletion(**self._call_args(messages, seed, key)),
-                            timeout=s.timeout,
-                        )
-                    return _reply_text(response), _usage_of(litellm, response)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            reason = redact(f"{type(error).__name__}: {error}", key)
-            if not is_retryable(error):
-                raise PermanentPlayerError(
-                    f"LLM player '{self._name}' failed and will not retry: {reason}"
-                ) from None  # the original may carry request details
-            raise PlayerError(
-                f"LLM player '{self._name}' failed after {attempts} attempts; "
-                f"last error: {reason}"
-            ) from None
-        raise AssertionError("unreachable")  # tenacity returns or raises
 
-    def _call_args(self, messages: list[dict[str, str]], seed: int, key: str | None) -> Any:
-        s = self.settings
-        args: dict[str, Any] = {
-            "model": s.model,
-            "messages": messages,
-            "temperature": s.temperature,
-            "max_tokens": s.max_tokens,
-            "timeout": s.timeout,
-            "seed": seed % 2**31,  # providers accept 32-bit seeds
-            "drop_params": True,  # providers without `seed` just ignore it
-            "num_retries": 0,  # retries are ours, with our backoff
-            "max_retries": 0,
-        }
-        if s.api_base:
-            args["api_base"] = s.api_base
-        if key is not None:
-            args["api_key"] = key
-        return args
+
+@dataclass(frozen=True)
+class Completion:
+    """One model reply with its tokens and cost (None where litellm knows no price)."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+
+
+def api_key(s: LLMSettings) -> str | None:
+    """The key to send: from `api_key_env`, a placeholder for a custom OpenAI-compatible
+    server, else None (litellm's own environment lookup)."""
+    if s.api_key_env is not None:
+        return os.environ.get(s.api_key_env)
+    if s.api_base and s.model.startswith(_OPENAI_COMPATIBLE):
+        return _PLACEHOLDER_KEY  # never forward OPENAI_API_KEY to a custom server
+    return None
+
+
+async def complete(
+    s: LLMSettings, messages: list[dict[str, str]], seed: int, *, name: str,
+    litellm: ModuleType | None = None,
+) -> Completion:
+    """One chat completion through litellm: the key handling, timeout, per-endpoint
+    concurrency and retries of the litellm player, shared by everything that calls a model
+    (the player, the `llm` meta-sampler). Errors and the reply are redacted of the key;
+    `PermanentPlayerError` when retrying cannot help, else `PlayerError` after the retries.
+    `name` labels log lines and errors."""
+    litellm = litellm if litellm is not None else import_litellm()
+    key = api_key(s)
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(s.retries + 1),
+        wait=backoff_wait(s.backoff, s.backoff_max),
+        retry=retry_if_exception(is_retryable),
+        before_sleep=lambda state: log.info(
+            "%s: %s; retrying in %.2f s", name,
+            redact(repr(state.outcome.exception() if state.outcome else None), key),
+            state.upcoming_sleep,
+        ),
+        reraise=True,
+    )
+    attempts = 0
+    try:
+        async for attempt in retrying:
+            with attempt:
+                attempts += 1
+                key = api_key(s)
+                async with endpoint_semaphore(s.endpoint, s.concurrency):
+                    response = await asyncio.wait_for(
+                        litellm.acompletion(**_call_args(s, messages, seed, key)),
+                        timeout=s.timeout,
+                    )
+                return _completion_of(litellm, response, key)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        reason = redact(f"{type(error).__name__}: {error}", key)
+        if not is_retryable(error):
+            raise PermanentPlayerError(
+                f"LLM player '{name}' failed and will not retry: {reason}"
+            ) from None  # the original may carry request details
+        raise PlayerError(
+            f"LLM player '{name}' failed after {attempts} attempts; last error: {reason}"
+        ) from None
+    raise AssertionError("unreachable")  # tenacity returns or raises
+
+
+def _call_args(s: LLMSettings, messages: list[dict[str, str]], seed: int, key: str | None) -> Any:
+    args: dict[str, Any] = {
+        "model": s.model,
+        "messages": messages,
+        "temperature": s.temperature,
+        "max_tokens": s.max_tokens,
+        "timeout": s.timeout,
+        "seed": seed % 2**31,  # providers accept 32-bit seeds
+        "drop_params": True,  # providers without `seed` just ignore it
+        "num_retries": 0,  # retries are ours, with our backoff
+        "max_retries": 0,
+    }
+    if s.api_base:
+        args["api_base"] = s.api_base
+    if key is not None:
+        args["api_key"] = key
+    return args
 
 
 def _reply_text(response: Any) -> str:
@@ -373,17 +400,17 @@ def _reply_text(response: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _usage_of(litellm: ModuleType, response: Any) -> Usage:
+def _completion_of(litellm: ModuleType, response: Any, key: str | None) -> Completion:
     usage = getattr(response, "usage", None)
     try:
-        cost = float(litellm.completion_cost(completion_response=response))
+        cost: float | None = float(litellm.completion_cost(completion_response=response))
     except Exception:  # the price of a local or unknown model is not known
-        cost = 0.0
-    return Usage(
+        cost = None
+    return Completion(
+        text=redact(_reply_text(response), key),  # a server that echoes the key
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         cost_usd=cost,
-        calls=1,
     )
 
 

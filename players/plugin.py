@@ -1,11 +1,12 @@
-"""The built-in players, registered through the `arena_players` hook like any plugin."""
+"""The built-in players, registered through the `arena_players` hook like any plugin, and
+the model-driven `llm` meta-sampler (`arena_samplers`), which shares their model code."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from arena.hookspecs import hookimpl
-from arena.plugin_types import PlayerContext, PlayerEntry, PlayerFactory
+from arena.plugin_types import PlayerContext, PlayerEntry, PlayerFactory, SamplerEntry
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
 from players.hf_player import SPEC_PARAMS as HF_PARAMS
@@ -15,6 +16,8 @@ from players.human_player import create_human_player
 from players.llm_player import SPEC_PARAMS as LLM_PARAMS
 from players.llm_player import create_llm_player
 from players.llm_player import parse_settings as llm_settings
+from players.llm_sampler import SPEC_PARAMS as LLM_SAMPLER_PARAMS
+from players.llm_sampler import create_llm_sampler
 from players.random_words import create_random_player
 from players.remote_player import SPEC_PARAMS as REMOTE_PARAMS
 from players.remote_player import create_remote_player
@@ -92,4 +95,16 @@ def arena_players() -> list[PlayerEntry]:
             REMOTE_PARAMS,
             check=_by_building(create_remote_player),
         ),
+    ]
+
+
+@hookimpl
+def arena_samplers() -> list[SamplerEntry]:
+    return [
+        SamplerEntry(
+            "llm",
+            create_llm_sampler,
+            "A language model writes variants of the game, repaired against the checker",
+            params=LLM_SAMPLER_PARAMS,
+        )
     ]

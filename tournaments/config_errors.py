@@ -5,7 +5,6 @@ Every problem found is reported at once; values that may hold secrets are redact
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,32 +12,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from arena.errors import ConfigError, did_you_mean
+from arena.redaction import is_secret_param, looks_like_key, redact
 
-_SECRET_PARAM = re.compile(r"(api[_-]?key|secret|token|passw(or)?d|auth)$", re.IGNORECASE)
-_KEY_LIKE = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{12,}|sk_[A-Za-z0-9_\-]{12,}|AIza[0-9A-Za-z_\-]{20,}|hf_[A-Za-z0-9]{20,}"
-    r"|gh[pousr]_[A-Za-z0-9]{20,}|xox[abp]-[A-Za-z0-9\-]{10,})"
-)
-_PARAM = re.compile(r"([?&])([^=&?]+)=([^&]*)")
-
-
-def is_secret_param(name: str) -> bool:
-    """Whether a spec parameter name looks like it carries a literal secret."""
-    return bool(_SECRET_PARAM.search(name)) and not name.lower().endswith("_env")
-
-
-def looks_like_key(text: str) -> bool:
-    return bool(_KEY_LIKE.search(text))
-
-
-def redact(text: str) -> str:
-    """`text` with secret parameters' values and key-like tokens replaced by ***."""
-
-    def param(match: re.Match[str]) -> str:
-        sep, name, value = match.groups()
-        return f"{sep}{name}={'***' if is_secret_param(name) else value}"
-
-    return _KEY_LIKE.sub("***", _PARAM.sub(param, text))
+__all__ = [  # the redaction helpers live in arena.redaction; re-exported for callers here
+    "Problem",
+    "TournamentConfigError",
+    "from_validation_error",
+    "is_secret_param",
+    "key_path",
+    "looks_like_key",
+    "redact",
+    "value_at",
+]
 
 
 @dataclass(frozen=True)

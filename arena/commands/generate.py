@@ -22,6 +22,7 @@ from arena.errors import ConfigError
 from arena.gamespace.pipeline import CandidateRecord, FilterPipeline, PipelineConfig
 from arena.gamespace.sampler import ParentGame
 from arena.match_setup import load_game_ref
+from arena.redaction import redact
 from arena.registry import Registry
 
 MAX_CANDIDATES = 10_000
@@ -39,9 +40,12 @@ async def generate(
     judge = registry.create_judge(judge_spec)
     try:
         pipeline = FilterPipeline(registry, judge, config)
-        return parent, [
-            await pipeline.run(p) for p in sampler.propose(parent, count, config.seed)
-        ]
+        records = []
+        # A sampler may block (a model call): it runs in a worker thread, off the loop.
+        proposals = sampler.propose(parent, count, config.seed)
+        while (proposal := await asyncio.to_thread(next, proposals, None)) is not None:
+            records.append(await pipeline.run(proposal))
+        return parent, records
     finally:
         await judge.aclose()
 
@@ -117,7 +121,7 @@ def generate_command(
         generate(game, sampler, count, config, judge, registry)
     )
     folder = out if out is not None else Path("generated") / parent.name
-    params = {"sampler": sampler, "n": count, "judge": judge, **asdict(config)}
+    params = {"sampler": redact(sampler), "n": count, "judge": judge, **asdict(config)}
     written = write_results(folder, parent, records, params)
     Console(width=160).print(render_table(records))
     typer.echo(

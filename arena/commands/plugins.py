@@ -22,20 +22,26 @@ from arena.registry import PluginInfo, Registry, command_names
 
 def spec_docs(registry: Registry) -> dict[str, dict[str, str]]:
     """kind -> name -> what its spec takes, rendered from the declared parameters
-    (`arena.spec_params`); "" for an undeclared entry."""
+    (`arena.spec_params`); "" for an undeclared entry (a sampler's free-text doc)."""
     entries: dict[str, dict[str, Any]] = {
         "players": {n: registry.player_entry(n) for n in registry.player_names()},
         "judges": {n: registry.judge_entry(n) for n in registry.judge_names()},
         "story sources": {n: registry.story_source_entry(n) for n in registry.story_source_names()},
         "fine-tuners": {n: registry.finetuner_entry(n) for n in registry.finetuner_names()},
     }
-    return {
+    docs = {
         kind: {
             name: entry.params.doc() if entry.params is not None else ""
             for name, entry in found.items()
         }
         for kind, found in entries.items()
     }
+    samplers = {n: registry.sampler_entry(n) for n in registry.sampler_names()}
+    docs["samplers"] = {
+        name: entry.params.doc() if entry.params is not None else entry.params_doc
+        for name, entry in samplers.items()
+    }
+    return docs
 
 
 def report(registry: Registry) -> dict[str, Any]:

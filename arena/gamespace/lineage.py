@@ -5,11 +5,14 @@ an ordinary game file that still says how to reproduce it."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 
 from arena.lang.header import read_header
 from arena.lang.printer import header_text
 
-LINEAGE_KEYS = ("parent", "parent-sha256", "sampler", "seed", "index", "operator")
+LINEAGE_KEYS = (
+    "parent", "parent-sha256", "sampler", "seed", "index", "operator", "model", "attempts"
+)
 
 
 def source_digest(source: str) -> str:
@@ -17,15 +20,22 @@ def source_digest(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
 
 
-def lineage_header(
-    parent_source: str, *, parent: str, sampler: str, seed: int, index: int, operator: str
-) -> list[str]:
-    """The parent's leading comment lines (without any older lineage fields) followed by
-    this candidate's lineage fields."""
-    lines = [
-        line for line in header_text(parent_source)
+def without_lineage(lines: list[str]) -> list[str]:
+    """Header lines without lineage fields (a generated game's parent may be generated)."""
+    return [
+        line for line in lines
         if not any(line.lstrip("# ").startswith(f"{key}:") for key in LINEAGE_KEYS)
     ]
+
+
+def lineage_header(
+    parent_source: str, *, parent: str, sampler: str, seed: int, index: int, operator: str,
+    more: Mapping[str, str] | None = None, header: list[str] | None = None,
+) -> list[str]:
+    """`header` (default: the parent's leading comment lines), without any older lineage
+    fields, followed by this candidate's lineage fields; `more` adds sampler-specific ones
+    among `LINEAGE_KEYS` (an llm sampler's model and attempts)."""
+    lines = without_lineage(header_text(parent_source) if header is None else header)
     fields = {
         "parent": parent,
         "parent-sha256": source_digest(parent_source),
@@ -33,6 +43,7 @@ def lineage_header(
         "seed": str(seed),
         "index": str(index),
         "operator": operator,
+        **(more or {}),
     }
     return lines + [f"# {key}: {value}" for key, value in fields.items()]
 

@@ -26,6 +26,9 @@ from arena.match_setup import LoadedGame, load_entry, load_game_text
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 
+# A proposal whose extra holds this key is one the sampler gave up on (the reason): it is
+# recorded, dropped at a "sampler" verdict, and its text is never checked or played.
+GAVE_UP = "gave_up"
 STAGES = ("static", "smoke", "wellposed", "playability", "dedup", "novelty")
 
 
@@ -109,6 +112,10 @@ class FilterPipeline:
 
     async def run(self, proposal: Proposal) -> CandidateRecord:
         record = CandidateRecord(proposal)
+        gave_up = proposal.extra.get(GAVE_UP)
+        if isinstance(gave_up, str):  # recorded by the sampler, never a game to check
+            record.verdicts.append(Verdict("sampler", False, gave_up, {}))
+            return record
         try:
             game = load_game_text(proposal.source, proposal.filename, name=proposal.name)
         except GameSyntaxError as error:

@@ -1,11 +1,20 @@
 """The built-in meta-samplers, registered through the same `arena_samplers` hook as a
-third-party plugin's."""
+third-party plugin's. (The model-driven `llm:<model>` sampler is registered by the players
+plugin, which owns the model back ends.)"""
 
 from __future__ import annotations
 
-from arena.gamespace.mutate import make_mutate
+from arena.gamespace.mutate import DEFAULT_ATTEMPTS, MAX_DEPTH, make_mutate
+from arena.gamespace.mutations import OPERATORS
 from arena.hookspecs import hookimpl
 from arena.plugin_types import SamplerEntry
+from arena.spec_params import Param, SpecParams
+
+MUTATE_PARAMS = SpecParams(params=(
+    Param("ops", "str", help=f"comma-separated operators from {' '.join(OPERATORS)} (default all)"),
+    Param("depth", "int", 1, "mutations per candidate", minimum=1, maximum=MAX_DEPTH),
+    Param("attempts", "int", DEFAULT_ATTEMPTS, "tries per candidate", minimum=1, maximum=1000),
+))
 
 
 @hookimpl
@@ -15,7 +24,6 @@ def arena_samplers() -> list[SamplerEntry]:
             "mutate",
             make_mutate,
             "Seeded grammar-aware mutations of the game's syntax tree, each checked",
-            "ops=<op,op...> (length register reward reveal player condition story); "
-            "depth=<mutations per candidate>; attempts=<tries per candidate>",
+            params=MUTATE_PARAMS,
         )
     ]

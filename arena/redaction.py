@@ -1,0 +1,40 @@
+"""Redaction of secrets in spec strings and texts that are shown, logged or stored.
+
+The one home of the rules: a parameter whose name says it holds a secret (`api_key=`,
+`token=`, ... but not `api_key_env=`, which names a variable), a token that looks like a
+provider's API key, and the user:password part of a URL all become ***.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SECRET_PARAM = re.compile(r"(api[_-]?key|secret|token|passw(or)?d|auth)$", re.IGNORECASE)
+_KEY_LIKE = re.compile(
+    r"(sk-[A-Za-z0-9_\-]{12,}|sk_[A-Za-z0-9_\-]{12,}|AIza[0-9A-Za-z_\-]{20,}|hf_[A-Za-z0-9]{20,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|xox[abp]-[A-Za-z0-9\-]{10,})"
+)
+_PARAM = re.compile(r"([?&])([^=&?]+)=([^&]*)")
+# user:password@ in a URL, plain or percent-encoded (as in a spec's query string)
+_URL_USER = re.compile(r"(://|%3A%2F%2F)((?:(?!%40)[^/@\s?#&])+)(@|%40)", re.IGNORECASE)
+
+
+def is_secret_param(name: str) -> bool:
+    """Whether a spec parameter name looks like it carries a literal secret."""
+    return bool(_SECRET_PARAM.search(name)) and not name.lower().endswith("_env")
+
+
+def looks_like_key(text: str) -> bool:
+    return bool(_KEY_LIKE.search(text))
+
+
+def redact(text: str) -> str:
+    """`text` with secret parameters' values, key-like tokens and URL credentials
+    replaced by ***."""
+
+    def param(match: re.Match[str]) -> str:
+        sep, name, value = match.groups()
+        return f"{sep}{name}={'***' if is_secret_param(name) else value}"
+
+    text = _URL_USER.sub(r"\1***\3", text)
+    return _KEY_LIKE.sub("***", _PARAM.sub(param, text))
