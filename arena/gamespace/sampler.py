@@ -1,8 +1,8 @@
 """The meta-sampler protocol (Λ in the paper's Algorithm 1) and what a sampler proposes.
 
 A sampler is registered through the `arena_samplers` hook (`arena.hookspecs`) and built
-from a spec (`mutate`, `mutate?ops=length,reward&depth=2`; a model-driven `llm:<model>` is
-the planned second kind). Given a parent game it yields candidate games as source text with
+from a spec (`mutate`, `mutate?ops=length,reward&depth=2`, or the model-driven
+`llm:<model>?repairs=3`). Given a parent game it yields candidate games as source text with
 their lineage; the filter pipeline (`arena.gamespace.pipeline`) decides which are kept.
 """
 
@@ -29,7 +29,8 @@ class Proposal:
 
     Attributes:
         name: a game name for the candidate, unique within one run.
-        source: XGL text that the static checker accepted when the sampler made it.
+        source: XGL text that the static checker accepted when the sampler made it (for a
+            candidate the sampler gave up on, `extra["gave_up"]`, its last text: never kept).
         filename: the file name to write it under (keeps the parent's dialect suffix).
         parent: the parent game's name.
         sampler: the sampler spec that made it.
