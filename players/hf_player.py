@@ -125,6 +125,9 @@ def require_torch() -> tuple[Any, Any]:
     return torch, transformers
 
 
+_require_torch = require_torch  # the older private name (players.reinforce imports it)
+
+
 def load_model(settings: HFSettings) -> _Loaded:
     """The model and tokenizer for `settings`, loaded once per (model, device)."""
     key = (settings.model, settings.device)
