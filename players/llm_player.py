@@ -327,13 +327,13 @@ def api_key(s: LLMSettings) -> str | None:
 
 async def complete(
     s: LLMSettings, messages: list[dict[str, str]], seed: int, *, name: str,
-    litellm: ModuleType | None = None,
+    litellm: ModuleType | None = None, who: str = "LLM player",
 ) -> Completion:
     """One chat completion through litellm: the key handling, timeout, per-endpoint
     concurrency and retries of the litellm player, shared by everything that calls a model
     (the player, the `llm` meta-sampler). Errors and the reply are redacted of the key;
     `PermanentPlayerError` when retrying cannot help, else `PlayerError` after the retries.
-    `name` labels log lines and errors."""
+    `who` and `name` label log lines and errors."""
     litellm = litellm if litellm is not None else import_litellm()
     key = api_key(s)
     retrying = AsyncRetrying(
@@ -365,10 +365,10 @@ async def complete(
         reason = redact(f"{type(error).__name__}: {error}", key)
         if not is_retryable(error):
             raise PermanentPlayerError(
-                f"LLM player '{name}' failed and will not retry: {reason}"
+                f"{who} '{name}' failed and will not retry: {reason}"
             ) from None  # the original may carry request details
         raise PlayerError(
-            f"LLM player '{name}' failed after {attempts} attempts; last error: {reason}"
+            f"{who} '{name}' failed after {attempts} attempts; last error: {reason}"
         ) from None
     raise AssertionError("unreachable")  # tenacity returns or raises
 

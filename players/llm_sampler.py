@@ -78,7 +78,9 @@ class LiteLLMChat:
         return self.settings.model
 
     def chat(self, messages: list[dict[str, str]], seed: int) -> ChatReply:
-        done = run_blocking(llm_player.complete(self.settings, messages, seed, name=self.label))
+        done = run_blocking(llm_player.complete(
+            self.settings, messages, seed, name=self.label, who="The llm sampler's model"
+        ))
         return ChatReply(done.text, done.prompt_tokens, done.completion_tokens, done.cost_usd)
 
 

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from arena.commands.plugins import spec_docs
 from arena.errors import ConfigError
 from arena.gamespace.lineage import read_lineage
 from arena.gamespace.llm_prompt import KEPT_CHARS, extract_game, xgl_reference
@@ -157,6 +158,21 @@ async def test_hostile_replies_are_bounded_and_never_executed(
     assert len(json.dumps(made.extra)) < 200_000
 
 
+async def test_failed_model_calls_are_recorded_and_a_permanent_one_stops_the_run(
+    server: tuple[ServerState, str],
+) -> None:
+    state, url = server
+    state.script([{"status": 503}, {"status": 503}, {"reply": fenced(VALID)}, {"status": 401}])
+    first, second, third = await propose(make(url, retries="1"), count=5)
+    assert first.extra["outcome"] == "hopeless"
+    (failed,) = first.extra["attempts"]  # type: ignore[misc]
+    assert "The llm sampler's model" in failed["error"] and "after 2 attempts" in failed["error"]
+    assert str(first.extra[GAVE_UP]).startswith("the model call failed: ")
+    assert second.extra["outcome"] == "valid"  # a transient failure spoils one candidate only
+    assert "will not retry" in str(third.extra[GAVE_UP])  # 401: no more candidates asked
+    assert len(state.requests) == 4
+
+
 def test_extraction_prefers_the_last_xgl_block_and_falls_back_to_the_text() -> None:
     two = f"```python\nprint(1)\n```\n```xgl\n{OTHER}```\n```xgl\n{VALID}```\n```\nnote\n```"
     assert extract_game(two) == VALID
@@ -270,3 +286,10 @@ def test_the_recorded_spec_hides_url_credentials() -> None:
     sampler = Registry.load().create_sampler(spec)
     assert isinstance(sampler, LLMSampler)
     assert sampler.spec == "llm:openai/x?api_base=http://***@127.0.0.1:9/v1&repairs=1"
+
+
+def test_arena_plugins_documents_the_sampler_params() -> None:
+    docs = spec_docs(Registry.load())["samplers"]
+    assert docs["llm"].startswith("arg: litellm model id")
+    assert "repairs=<int> repairs after a rejected game (default 3)" in docs["llm"]
+    assert "depth=<int> mutations per candidate (default 1)" in docs["mutate"]
