@@ -56,10 +56,11 @@ def global_options(
 
 
 def _register_commands() -> None:
-    from arena.commands import games, play, plugins
+    from arena.commands import games, play, plugins, transfer
     from arena.registry import Registry
 
-    for module in (play, games, plugins):  # each a module-level typer app, like the plugins'
+    # each a module-level typer app, like the plugins'
+    for module in (play, games, plugins, transfer):
         app.add_typer(module.app)
     # Plugins (the built-in tournaments package included) add their own sub-commands.
     plugins.mount_plugin_commands(app, Registry.load())

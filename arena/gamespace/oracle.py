@@ -3,10 +3,15 @@ fine-tuning playability of Def. 35, with intervals.
 
 The real oracle (`arena.gamespace.transfer`) fine-tunes and plays; tests of the algorithm's
 logic use a deterministic stand-in with a known transfer matrix.
+
+An undefined transfer value (Def. 37 needs a playable source: when the source's fine-tuning
+gain interval is not above 0) is `UNDEFINED`, NaN in all three fields: NaN compares False
+with every threshold, so it never satisfies ☽_α; `Estimate.defined` tells it apart.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -22,6 +27,14 @@ class Estimate:
     value: float
     low: float
     high: float
+
+    @property
+    def defined(self) -> bool:
+        """False for `UNDEFINED` (a transfer value whose source is not playable)."""
+        return not math.isnan(self.value)
+
+
+UNDEFINED = Estimate(math.nan, math.nan, math.nan)
 
 
 @runtime_checkable

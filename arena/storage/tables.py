@@ -368,6 +368,10 @@ class FineTuneVerdict(SQLModel, table=True):
     playable: bool = Field(description="Def. 35: the gain's interval lies above zero")
     tokens: int = Field(default=0, description="tokens the fine-tuning processed")
     model_path: str | None = Field(default=None, description="where the tuned model was kept")
+    scores_json: str = Field(
+        default="{}", sa_column=_text(),
+        description='S_G per evaluation map: {"before": [...], "after": [...]} (paired)',
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -383,11 +387,18 @@ class TransferValue(SQLModel, table=True):
     source_sha256: str
     target: str = Field(description="G2, the game evaluated")
     target_sha256: str
-    value: float
-    low: float
-    high: float
+    value: float | None = Field(
+        default=None, description="None: undefined (G1's gain interval is not above 0)"
+    )
+    low: float | None = None
+    high: float | None = None
+    reason: str = Field(default="", description="why the value is undefined")
     target_before: float = Field(description="S_G2(M)")
     target_after: float = Field(description="S_G2(F_G1[M])")
+    scores_json: str = Field(
+        default="{}", sa_column=_text(),
+        description='S_G2 per evaluation map: {"before": [...], "after": [...]} (paired)',
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -1,0 +1,154 @@
+"""`arena transfer G1 [G2 ...]`: fine-tune a player model on each game, print S_G before and
+after with Def. 35's verdict, and the transfer matrix V_Gi(Gj) of Def. 37 with bootstrap
+intervals over maps; everything is stored in the database under the setting's sha256 (a
+second run of the same setting reads it back instead of fine-tuning again).
+
+The measurement itself is `arena.gamespace.transfer`; this module only parses and prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from arena.gamespace.transfer import TransferMatrix, TransferSetting, open_oracle
+from arena.gamespace.transfer_math import LEVEL, RESAMPLES
+from arena.match_setup import LoadedGame, load_game_ref
+from arena.registry import Registry
+from arena.storage import Store
+from arena.storage.engine import describe
+from arena.storage.transfers import TransferRecord
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+async def measure(
+    setting: TransferSetting, games: Sequence[LoadedGame], store: Store, registry: Registry,
+    models_dir: Path | None, quiet: bool,
+) -> TransferMatrix:
+    """Run (or read back) the whole matrix of `games` under `setting`."""
+
+    def progress(message: str) -> None:
+        if not quiet:
+            typer.echo(message, err=True)
+
+    async with open_oracle(
+        setting, engine=store.engine, registry=registry, models_dir=models_dir,
+        progress=progress,
+    ) as oracle:
+        return await oracle.matrix(games)
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "" if low is None or high is None else f"[{low:.3g}, {high:.3g}]"
+
+
+def _cell(record: TransferRecord) -> Text:
+    if record.value is None:
+        return Text("undefined", style="dim")
+    return Text(f"{record.value:.3g} {_interval(record.low, record.high)}")
+
+
+def render_verdicts(matrix: TransferMatrix) -> Table:
+    """S_G before and after fine-tuning on G, the gain's interval and Def. 35's verdict."""
+    level = round(100 * matrix.setting.level)
+    table = Table(title="Fine-tuning playability (Def. 35)")
+    for column in ("game", "S_G(M)", "S_G(F_G[M])", "gain", f"{level}% interval", "playable",
+                   "tokens"):
+        table.add_column(column, overflow="fold")
+    for v in matrix.verdicts:
+        table.add_row(
+            Text(v.game), f"{v.score_before:.3f}", f"{v.score_after:.3f}",
+            f"{v.score_after - v.score_before:+.3f}", _interval(v.gain_low, v.gain_high),
+            "yes" if v.playable else "no", str(v.tokens),
+        )
+    return table
+
+
+def render_matrix(matrix: TransferMatrix) -> Table:
+    """V_row(column): rows are the games fine-tuned on, columns the games evaluated."""
+    table = Table(title=Text("Transfer value V_row(column) (Def. 37): value [interval]"))
+    names = [v.game for v in matrix.verdicts]
+    table.add_column("fine-tuned on \\ evaluated at", overflow="fold")
+    for name in names:
+        table.add_column(Text(name), overflow="fold")
+    for source in names:
+        table.add_row(Text(source), *(_cell(matrix.value(source, t)) for t in names))
+    return table
+
+
+@app.command("transfer")
+def transfer_command(
+    games: Annotated[
+        list[str], typer.Argument(help="Games (names or .xgl/.xent files), each fine-tuned on.")
+    ],
+    player: Annotated[
+        str, typer.Option(help="The model M to fine-tune, e.g. hf:bundled or hf:/path/to/model.")
+    ],
+    finetuner: Annotated[
+        str, typer.Option(help="Fine-tuner spec, e.g. reinforce or reinforce?lr=1e-4&batch=4.")
+    ] = "reinforce",
+    budget_tokens: Annotated[
+        int, typer.Option("--budget-tokens", min=1, help="T: tokens each fine-tuning may process.")
+    ] = 20_000,
+    maps: Annotated[
+        int, typer.Option(min=2, max=10_000, help="K: evaluation maps per game (intervals are "
+                          "over maps).")
+    ] = 8,
+    seed: Annotated[int, typer.Option(help="Maps, fine-tuning and bootstrap seed.")] = 0,
+    judge: Annotated[str, typer.Option(help="Judge spec, e.g. bundled or ngram.")] = "bundled",
+    opponent: Annotated[
+        str | None, typer.Option(help="Player of the games' other roles (default: --player).")
+    ] = None,
+    resamples: Annotated[
+        int, typer.Option(min=100, max=1_000_000, help="Bootstrap resamples.")
+    ] = RESAMPLES,
+    level: Annotated[
+        float, typer.Option(min=0.5, max=0.999, help="Confidence level of the intervals.")
+    ] = LEVEL,
+    models_dir: Annotated[
+        Path | None, typer.Option(help="Where tuned models are kept (default: the user data "
+                                  "dir's finetuned/).")
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help="SQLAlchemy URL (default: $XENT_ARENA_DB or the user data dir)."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the results as JSON (per-map scores included).")
+    ] = False,
+) -> None:
+    """Fine-tune a model on each game; print playability verdicts and transfer values."""
+    registry = Registry.load()
+    setting = TransferSetting(
+        player=player, finetuner=finetuner, budget_tokens=budget_tokens, maps=maps, seed=seed,
+        judge=judge, opponent=opponent, resamples=resamples, level=level,
+    )
+    setting.check()
+    loaded = [load_game_ref(g, registry) for g in games]
+    store = Store.open(db)
+    try:
+        store.require_writable("this command stores transfer values")
+        matrix = asyncio.run(measure(setting, loaded, store, registry, models_dir, as_json))
+        where = describe(store.engine)
+    finally:
+        store.close()
+    if as_json:
+        typer.echo(json.dumps(matrix.to_dict(), indent=2, ensure_ascii=False))
+        return
+    console = Console(width=160)
+    console.print(render_verdicts(matrix))
+    console.print(render_matrix(matrix))
+    typer.echo(
+        "undefined: the row's fine-tuning gain interval is not above 0 (Def. 37 needs a "
+        "playable source game)."
+    )
+    typer.echo(f"stored under setting {setting.sha256[:12]} in {where}")

@@ -1,0 +1,359 @@
+"""The real transfer oracle: fine-tune M on each game, measure S_G before and after on the
+same evaluation maps, and compute Def. 35's verdicts and Def. 37's transfer values.
+
+A `TransferSetting` fixes everything a number depends on (player M, fine-tuner F, budget T,
+evaluation maps K, seed, judge, opponent, bootstrap): its sha256 keys the stored rows
+(`arena.storage.transfers`), so a game is fine-tuned on once per setting and a value is
+measured once; the tuned models are kept under `models_dir/<setting>/<game>` and reused.
+
+How things are measured (`arena.gamespace.evaluate`): M and every F_G[M] play the game's main
+role on the K evaluation maps of `seed` (other roles: the frozen `opponent`, default M
+itself), so S_G(M) and S_G(F_G[M]) are paired map by map, and so are the scores of one
+player at different games (map i has the same seed at every game). The arithmetic and its
+choices (undefined values, the interval rule) are `arena.gamespace.transfer_math`.
+
+`open_oracle` is what scope growth (Algorithm 1) and `arena transfer` use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from arena.errors import ConfigError
+from arena.gamespace.evaluate import game_scores
+from arena.gamespace.finetune import FineTuneRequest
+from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
+from arena.gamespace.transfer_math import LEVEL, RESAMPLES, gain, transfer_value
+from arena.match_setup import LoadedGame, load_game_text
+from arena.protocols.judge import Judge
+from arena.registry import Registry
+from arena.storage import transfers as store
+from arena.storage.transfers import TransferRecord, VerdictRecord
+
+RECORD_FILE = "finetune.json"  # written last by a fine-tuner run that completed (reinforce)
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class TransferSetting:
+    """The setting (M, F, T and how S_G is measured) that every value depends on (Remark 39).
+
+    Attributes:
+        player: M, a player spec the fine-tuner accepts (e.g. ``hf:bundled``).
+        finetuner: F, a fine-tuner spec (e.g. ``reinforce?lr=1e-4``).
+        budget_tokens: T, the fine-tuning token budget.
+        maps: K, evaluation maps per game (>= 2: intervals are over maps).
+        seed: evaluation maps, training maps, fine-tuning and bootstrap seed.
+        judge: the judge spec that scores every move.
+        opponent: the player of the other roles (default: `player`), frozen.
+        resamples, level: the bootstrap's resamples and confidence level.
+    """
+
+    player: str
+    finetuner: str = "reinforce"
+    budget_tokens: int = 20_000
+    maps: int = 8
+    seed: int = 0
+    judge: str = "bundled"
+    opponent: str | None = None
+    resamples: int = RESAMPLES
+    level: float = LEVEL
+
+    def to_json(self) -> str:
+        """The canonical JSON of the setting (sorted keys) that `sha256` hashes."""
+        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()
+
+    def check(self) -> None:
+        """`ConfigError` for numbers no measurement can use."""
+        if self.budget_tokens < 1:
+            raise ConfigError(
+                f"The fine-tuning budget must be at least 1 token, got {self.budget_tokens}. "
+                "Give e.g. --budget-tokens 20000."
+            )
+        if self.maps < 2:
+            raise ConfigError(
+                f"Transfer values need at least 2 evaluation maps (intervals are over maps), "
+                f"got {self.maps}. Give e.g. --maps 8."
+            )
+        if self.resamples < 100 or not 0.5 <= self.level < 1.0:
+            raise ConfigError(
+                f"Bootstrap settings out of range: resamples {self.resamples} (>= 100), "
+                f"level {self.level} (0.5 to 1). Use e.g. 2000 and 0.95."
+            )
+
+
+def game_sha256(source: str) -> str:
+    """The key of a game in stored results: the sha256 of its text."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def loaded_from(game: GameText | LoadedGame) -> LoadedGame:
+    """A game as text (the oracle protocol's `GameText`) parsed and checked."""
+    if isinstance(game, LoadedGame):
+        return game
+    return load_game_text(game.source, game.filename, name=game.name)
+
+
+@dataclass(frozen=True)
+class TransferMatrix:
+    """What `arena transfer` measured: verdicts per game and V_Gi(Gj) for every pair."""
+
+    setting: TransferSetting
+    verdicts: tuple[VerdictRecord, ...]
+    values: tuple[TransferRecord, ...]
+
+    def value(self, source: str, target: str) -> TransferRecord:
+        """V_source(target), by game name."""
+        return next(v for v in self.values if v.source == source and v.target == target)
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready document (per-map scores included, for re-analysis)."""
+        return {
+            "setting": asdict(self.setting),
+            "setting_sha256": self.setting.sha256,
+            "verdicts": [_public(asdict(v)) for v in self.verdicts],
+            "transfers": [_public(asdict(v)) for v in self.values],
+        }
+
+
+def _public(row: dict[str, object]) -> dict[str, object]:
+    row.pop("setting_json", None)
+    row.pop("setting_sha256", None)
+    row.pop("created_at", None)
+    return row
+
+
+class FineTuneOracle:
+    """The `TransferOracle` of scope growth, measured for real and cached in the database.
+
+    Fine-tunes at most once per game and setting (memory, then the database row and its
+    model folder); evaluates each (player, game) once per oracle. `engine` None keeps
+    results in memory only.
+    """
+
+    def __init__(
+        self, setting: TransferSetting, *, registry: Registry, judge: Judge,
+        engine: Engine | None, models_dir: Path, progress: Progress | None = None,
+    ) -> None:
+        setting.check()
+        self.setting = setting
+        self.registry = registry
+        self.judge = judge
+        self.engine = engine
+        self.models_dir = models_dir
+        self._progress = progress or (lambda message: None)
+        self._scores: dict[tuple[str, str], list[float]] = {}
+        self._verdicts: dict[str, VerdictRecord] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._tuner = registry.create_finetuner(setting.finetuner)
+
+    # --- the TransferOracle protocol -----------------------------------------------------
+
+    async def transfer(self, source: GameText, target: GameText) -> Estimate:
+        """V_source(target) (Def. 37); `UNDEFINED` (NaN) when the source is not playable."""
+        record = await self.transfer_record(loaded_from(source), loaded_from(target))
+        if record.value is None or record.low is None or record.high is None:
+            return UNDEFINED
+        return Estimate(record.value, record.low, record.high)
+
+    async def playable(self, game: GameText) -> Estimate:
+        """The gain S_G(F_G[M]) - S_G(M) and its interval (Def. 35: playable if low > 0)."""
+        record = await self.verdict(loaded_from(game))
+        return Estimate(record.score_after - record.score_before, record.gain_low,
+                        record.gain_high)
+
+    # --- measurements ---------------------------------------------------------------------
+
+    async def matrix(self, games: Sequence[LoadedGame]) -> TransferMatrix:
+        """Verdicts of every game and V_Gi(Gj) for every ordered pair (diagonal included)."""
+        keys = [game_sha256(g.source) for g in games]
+        if len(set(keys)) < len(keys):
+            twice = sorted({g.name for g, k in zip(games, keys, strict=True) if keys.count(k) > 1})
+            raise ConfigError(
+                f"The same game text is given more than once ({', '.join(twice)}). Give each "
+                "game once."
+            )
+        verdicts = [await self.verdict(g) for g in games]
+        values = [await self.transfer_record(s, t) for s in games for t in games]
+        return TransferMatrix(self.setting, tuple(verdicts), tuple(values))
+
+    async def verdict(self, game: LoadedGame) -> VerdictRecord:
+        """Fine-tune M on `game` (once) and measure Def. 35's gain."""
+        key = game_sha256(game.source)
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            known = self._verdicts.get(key) or self._stored_verdict(key)
+            if known is None:
+                known = await self._tune_and_measure(game, key)
+            self._verdicts[key] = known
+            return known
+
+    async def transfer_record(self, source: LoadedGame, target: LoadedGame) -> TransferRecord:
+        """V_source(target), measured once per setting (then read back)."""
+        setting = self.setting
+        source_key, target_key = game_sha256(source.source), game_sha256(target.source)
+        if self.engine is not None:
+            stored = store.transfer(self.engine, setting.sha256, source_key, target_key)
+            if stored is not None:
+                return stored
+        tuned = await self.verdict(source)
+        if source_key == target_key:
+            before, after = list(tuned.scores_before), list(tuned.scores_after)
+        else:
+            before = await self.scores(setting.player, target)
+            after = await self.scores(await self._tuned_player(source, tuned), target)
+        estimate = transfer_value(
+            tuned.scores_before, tuned.scores_after, before, after, seed=setting.seed,
+            resamples=setting.resamples, level=setting.level,
+        )
+        interval = estimate.value
+        record = TransferRecord(
+            setting.sha256, source.name, source_key, target.name, target_key,
+            None if interval is None else interval.value,
+            None if interval is None else interval.low,
+            None if interval is None else interval.high,
+            estimate.target_before, estimate.target_after, estimate.reason,
+            tuple(before), tuple(after),
+        )
+        if self.engine is not None:
+            store.save_transfer(self.engine, record)
+        return record
+
+    async def scores(self, player: str, game: LoadedGame) -> list[float]:
+        """S_G per evaluation map of `player` (memoised; M's also read from stored rows)."""
+        key = (player, game_sha256(game.source))
+        if key not in self._scores:
+            stored = self._stored_base_scores(key[1]) if player == self.setting.player else None
+            if stored is None:
+                self._progress(f"evaluating {player} at {game.name} on {self.setting.maps} maps")
+                stored = await game_scores(
+                    player, game, judge=self.judge, registry=self.registry,
+                    maps=self.setting.maps, seed=self.setting.seed,
+                    opponent=self.setting.opponent or self.setting.player,
+                )
+            self._scores[key] = stored
+        return self._scores[key]
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _stored_verdict(self, key: str) -> VerdictRecord | None:
+        if self.engine is None:
+            return None
+        return store.verdict(self.engine, self.setting.sha256, key)
+
+    def _stored_base_scores(self, key: str) -> list[float] | None:
+        known = self._verdicts.get(key) or self._stored_verdict(key)
+        return list(known.scores_before) if known is not None else None
+
+    def _model_dir(self, key: str) -> Path:
+        return self.models_dir / self.setting.sha256[:16] / key[:16]
+
+    async def _tuned_player(self, game: LoadedGame, verdict: VerdictRecord) -> str:
+        """F_G[M]'s spec: the kept model, or (when its folder is gone) tuned again."""
+        folder = Path(verdict.model_path) if verdict.model_path else None
+        if folder is not None and (folder / RECORD_FILE).is_file():
+            return _tuned_spec(self.setting.player, folder)
+        self._progress(f"the tuned model of {game.name} is gone; fine-tuning again")
+        result = await self._finetune(game, self._model_dir(game_sha256(game.source)))
+        return result
+
+    async def _finetune(self, game: LoadedGame, out: Path) -> str:
+        if out.exists() and not (out / RECORD_FILE).is_file():
+            shutil.rmtree(out)  # a run killed before it finished: start it again
+        if (out / RECORD_FILE).is_file():
+            return _tuned_spec(self.setting.player, out)
+        setting = self.setting
+        self._progress(
+            f"fine-tuning {setting.player} on {game.name} ({setting.finetuner}, "
+            f"{setting.budget_tokens} tokens)"
+        )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        result = await self._tuner.finetune(FineTuneRequest(
+            setting.player, game, self.judge, setting.budget_tokens, setting.seed, out,
+            self.registry,
+        ))
+        return result.player
+
+    async def _tune_and_measure(self, game: LoadedGame, key: str) -> VerdictRecord:
+        setting = self.setting
+        folder = self._model_dir(key)
+        tuned = await self._finetune(game, folder)
+        before = await self.scores(setting.player, game)
+        after = await self.scores(tuned, game)
+        measured = gain(before, after, seed=setting.seed, resamples=setting.resamples,
+                        level=setting.level)
+        record = VerdictRecord(
+            setting.sha256, setting.to_json(), game.name, key, measured.before,
+            measured.after, measured.gain.low, measured.gain.high, measured.playable,
+            _tokens(folder), str(folder.resolve()), tuple(before), tuple(after),
+        )
+        if self.engine is not None:
+            store.save_verdict(self.engine, record)
+        return record
+
+
+def _tuned_spec(player: str, folder: Path) -> str:
+    """`hf:<folder>` with the base player's parameters (what reinforce returns)."""
+    from arena.specs import Spec, parse_spec
+
+    base = parse_spec(player)
+    return Spec(base.name, str(folder.resolve()), dict(base.params)).canonical
+
+
+def _tokens(folder: Path) -> int:
+    try:
+        return int(json.loads((folder / RECORD_FILE).read_text(encoding="utf-8"))["tokens"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+
+
+def default_models_dir() -> Path:
+    """Where tuned models are kept by default: the user data dir's `finetuned/`."""
+    from platformdirs import user_data_dir
+
+    from arena.storage.engine import APP_NAME
+
+    return Path(user_data_dir(APP_NAME)) / "finetuned"
+
+
+@asynccontextmanager
+async def open_oracle(
+    setting: TransferSetting, *, engine: Engine | None, registry: Registry | None = None,
+    models_dir: Path | None = None, progress: Progress | None = None,
+) -> AsyncIterator[FineTuneOracle]:
+    """The real oracle for `setting`, with its judge loaded (and closed on exit).
+
+    Bad specs (player, fine-tuner, judge) and settings fail here, before any model loads."""
+    setting.check()
+    registry = registry or Registry.load()
+    registry.check_spec("player", setting.player)
+    if setting.opponent is not None:
+        registry.check_spec("player", setting.opponent)
+    registry.create_finetuner(setting.finetuner)
+    judge = registry.create_judge(setting.judge)
+    try:
+        yield FineTuneOracle(
+            setting, registry=registry, judge=judge, engine=engine,
+            models_dir=models_dir or default_models_dir(), progress=progress,
+        )
+    finally:
+        await judge.aclose()
+
+
+__all__ = [
+    "FineTuneOracle", "TransferMatrix", "TransferSetting", "default_models_dir", "game_sha256",
+    "loaded_from", "open_oracle",
+]

@@ -1,0 +1,106 @@
+"""Def. 35 and Def. 37 on given per-map scores: the point values, the paired bootstrap
+intervals and the undefined cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from arena.errors import ConfigError
+from arena.gamespace.oracle import UNDEFINED, Estimate
+from arena.gamespace.transfer_math import gain, transfer_value
+
+BEFORE = [-10.0, -12.0, -9.0, -11.0, -10.5, -8.0]
+AFTER = [-6.0, -7.5, -5.0, -6.5, -7.0, -4.0]  # better on every map
+GAIN = 24.5 / 6  # the mean of the differences
+
+
+def test_the_gain_is_the_mean_paired_difference_with_a_percentile_interval() -> None:
+    measured = gain(BEFORE, AFTER, seed=3)
+    assert measured.before == pytest.approx(np.mean(BEFORE))
+    assert measured.after == pytest.approx(np.mean(AFTER))
+    assert measured.gain.value == pytest.approx(GAIN)
+    diffs = np.subtract(AFTER, BEFORE)
+    # a percentile interval of a mean lies within the range of the differences
+    assert diffs.min() <= measured.gain.low < GAIN < measured.gain.high <= diffs.max()
+    assert measured.playable
+    assert gain(BEFORE, AFTER, seed=3) == measured  # seeded: the same interval every time
+
+
+def test_our_interval_matches_a_hand_written_paired_bootstrap() -> None:
+    diffs = np.subtract(AFTER, BEFORE)
+    rng = np.random.default_rng(0)
+    means = diffs[rng.integers(0, len(diffs), (20_000, len(diffs)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    measured = gain(BEFORE, AFTER, seed=0, resamples=20_000).gain
+    assert measured.low == pytest.approx(low, abs=0.05)
+    assert measured.high == pytest.approx(high, abs=0.05)
+
+
+def test_a_gain_whose_interval_reaches_zero_is_not_playable() -> None:
+    noisy = [b + d for b, d in zip(BEFORE, [3.0, -2.0, 1.0, -1.5, 2.0, -0.5], strict=True)]
+    measured = gain(BEFORE, noisy)
+    assert measured.gain.low <= 0.0 <= measured.gain.high
+    assert not measured.playable
+    assert not gain(AFTER, BEFORE).playable  # worse after tuning
+
+
+def test_def_37_is_the_ratio_of_the_mean_gains() -> None:
+    # the target gains exactly half of the source's gain on every map
+    target_before = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    target_after = [b + (a - s) / 2 for b, a, s in
+                    zip(target_before, AFTER, BEFORE, strict=True)]
+    v = transfer_value(BEFORE, AFTER, target_before, target_after, seed=1)
+    assert v.defined and v.value is not None
+    # map by map proportional gains: every resample has the same ratio
+    assert (v.value.value, v.value.low, v.value.high) == pytest.approx((0.5, 0.5, 0.5))
+    assert v.target_before == pytest.approx(3.5)
+    assert v.target_gain.value == pytest.approx(GAIN / 2)
+
+
+def test_numerator_and_denominator_are_resampled_together() -> None:
+    # target gain equals the source gain map by map, though both vary a lot across maps:
+    # a joint resample gives exactly 1 every time; independent resamples would not
+    before = [0.0] * 8
+    after = [1.0, 9.0, 2.0, 8.0, 3.0, 7.0, 4.0, 6.0]
+    v = transfer_value(before, after, [5.0] * 8, [5.0 + a for a in after])
+    assert v.value is not None and (v.value.low, v.value.high) == pytest.approx((1.0, 1.0))
+
+
+def test_an_unrelated_target_gets_zero_within_its_interval() -> None:
+    flat = [-3.0, -4.0, -5.0, -3.5, -4.5, -2.0]
+    v = transfer_value(BEFORE, AFTER, flat, flat)
+    assert v.value is not None
+    assert v.value.value == 0.0 and v.value.low <= 0.0 <= v.value.high
+    noise = [0.4, -0.3, 0.2, -0.5, 0.1, 0.0]
+    w = transfer_value(BEFORE, AFTER, flat, [f + n for f, n in zip(flat, noise, strict=True)])
+    assert w.value is not None and w.value.low < 0.0 < w.value.high
+    assert abs(w.value.value) < 0.05
+
+
+def test_a_source_gain_whose_interval_contains_zero_makes_the_value_undefined() -> None:
+    source_after = [b + d for b, d in zip(BEFORE, [3.0, -2.0, 1.0, -1.5, 2.0, -0.1],
+                                          strict=True)]
+    v = transfer_value(BEFORE, source_after, BEFORE, AFTER)
+    assert not v.defined and v.value is None
+    assert "contains 0" in v.reason and "undefined" in v.reason
+    assert v.target_gain.value == pytest.approx(GAIN)  # the target's own gain is still shown
+    worse = transfer_value(AFTER, BEFORE, BEFORE, AFTER)
+    assert worse.value is None and "lies below 0" in worse.reason
+    nothing = transfer_value(BEFORE, BEFORE, BEFORE, AFTER)  # 0/0 is not a number
+    assert nothing.value is None
+
+
+def test_bad_score_lists_are_config_errors() -> None:
+    with pytest.raises(ConfigError, match="lengths"):
+        transfer_value([1.0, 2.0], [1.0, 2.0, 3.0], [1.0, 2.0], [1.0, 2.0])
+    with pytest.raises(ConfigError, match="at least 2 evaluation maps"):
+        gain([1.0], [2.0])
+
+
+def test_undefined_estimates_are_nan_and_never_pass_a_threshold() -> None:
+    assert not UNDEFINED.defined and math.isnan(UNDEFINED.low)
+    assert not UNDEFINED.value >= 0.5
+    assert Estimate(0.9, 0.8, 1.0).defined

@@ -1,0 +1,169 @@
+"""The real transfer oracle on constructed pairs whose answer is known (the issue's bar):
+a game and a renamed copy of it transfer close to 1, a game whose score the move cannot
+change gets 0 within its interval, and transfer from a game that is not playable is
+undefined. Real fine-tuning (reinforce), real games, the n-gram judge, a real SQLite file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ConfigError, UnknownNameError
+from arena.gamespace.oracle import Estimate, GameText, TransferOracle
+from arena.gamespace.transfer import (
+    TransferMatrix,
+    TransferSetting,
+    game_sha256,
+    open_oracle,
+)
+from arena.registry import Registry
+from arena.storage import Store
+from arena.storage import transfers as stored
+from tests.gamespace import transfer_games as tg
+
+pytestmark = pytest.mark.torch
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tg.save_long_context_model(tmp_path_factory.mktemp("tiny-long"))
+
+
+@pytest.fixture(scope="module")
+def setting(model: Path) -> TransferSetting:
+    return TransferSetting(
+        tg.player_spec(model), tg.FINETUNER, tg.BUDGET, tg.MAPS, seed=0, judge="ngram"
+    )
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("transfer-db") / "arena.db")
+
+
+@pytest.fixture(scope="module")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("tuned")
+
+
+class Log:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+
+
+@pytest.fixture(scope="module")
+def measured(setting: TransferSetting, db: str, models_dir: Path) -> tuple[TransferMatrix, Log]:
+    """The whole matrix, measured once for the module (about 10 s)."""
+
+    async def run() -> tuple[TransferMatrix, Log]:
+        store, log = Store.open(db), Log()
+        try:
+            async with open_oracle(setting, engine=store.engine, models_dir=models_dir,
+                                   progress=log) as oracle:
+                return await oracle.matrix(tg.games()), log
+        finally:
+            store.close()
+
+    return asyncio.run(run())
+
+
+async def test_verdicts_follow_def_35(measured: tuple[TransferMatrix, Log]) -> None:
+    matrix, log = measured
+    plain, renamed, fixed = matrix.verdicts
+    for learnable in (plain, renamed):
+        assert learnable.playable and learnable.gain_low > 0
+        assert learnable.score_after > learnable.score_before
+        assert len(set(learnable.scores_before)) > 1  # the maps differ: a real interval
+        assert tg.BUDGET <= learnable.tokens < 2 * tg.BUDGET
+    assert not fixed.playable and fixed.score_after == fixed.score_before
+    assert (fixed.gain_low, fixed.gain_high) == (0.0, 0.0)
+    assert sum("fine-tuning" in line for line in log.lines) == 3  # once per game
+
+
+async def test_a_renamed_copy_transfers_about_one(measured: tuple[TransferMatrix, Log]) -> None:
+    matrix, _ = measured
+    for source, target in (("plain", "renamed"), ("renamed", "plain")):
+        v = matrix.value(source, target)
+        assert v.value is not None and v.low is not None and v.high is not None
+        assert v.low <= v.value <= v.high
+        assert v.low <= 1.0 <= v.high or abs(v.value - 1.0) < 0.15, v
+        assert v.target_after > v.target_before
+    for name in ("plain", "renamed"):
+        diagonal = matrix.value(name, name)
+        assert (diagonal.value, diagonal.low, diagonal.high) == (1.0, 1.0, 1.0)
+
+
+async def test_an_unrelated_game_gets_zero_and_an_unplayable_source_none(
+    measured: tuple[TransferMatrix, Log],
+) -> None:
+    matrix, _ = measured
+    for source in ("plain", "renamed"):
+        v = matrix.value(source, "fixed")
+        assert v.value == 0.0 and v.low is not None and v.high is not None
+        assert v.low <= 0.0 <= v.high
+    for target in ("plain", "renamed", "fixed"):
+        undefined = matrix.value("fixed", target)
+        assert undefined.value is None and undefined.low is None
+        assert "undefined" in undefined.reason and "contains 0" in undefined.reason
+
+
+async def test_everything_is_stored_and_read_back_without_tuning_again(
+    measured: tuple[TransferMatrix, Log], setting: TransferSetting, db: str, models_dir: Path,
+) -> None:
+    matrix, _ = measured
+    store = Store.open(db)
+    try:
+        assert stored.verdicts(store.engine, setting.sha256) == list(matrix.verdicts)
+        assert stored.transfers(store.engine, setting.sha256) == list(matrix.values)
+        [summary] = stored.settings(store.engine)
+        assert (summary.games, summary.transfers) == (3, 9)
+        assert '"budget_tokens":30000' in summary.setting_json
+        log = Log()
+        async with open_oracle(setting, engine=store.engine, models_dir=models_dir,
+                               progress=log) as oracle:
+            assert isinstance(oracle, TransferOracle)
+            again = await oracle.matrix(tg.games())
+            plain, renamed, fixed = (GameText(g.name, g.version, g.filename, g.source)
+                                     for g in tg.games())
+            v = matrix.value("plain", "renamed")
+            assert await oracle.transfer(plain, renamed) == Estimate(v.value, v.low, v.high)
+            gain = await oracle.playable(fixed)
+            assert (gain.value, gain.low, gain.high) == (0.0, 0.0, 0.0)
+            undefined = await oracle.transfer(fixed, plain)
+            assert not undefined.defined and math.isnan(undefined.value)
+        assert again == matrix and log.lines == []  # nothing tuned or played again
+    finally:
+        store.close()
+
+
+async def test_a_new_pair_reuses_the_kept_model(
+    measured: tuple[TransferMatrix, Log], setting: TransferSetting, models_dir: Path,
+) -> None:
+    """Without a database, the kept model folders still spare the fine-tuning."""
+    log = Log()
+    async with open_oracle(setting, engine=None, models_dir=models_dir, progress=log) as oracle:
+        [plain, _, fixed] = tg.games()
+        record = await oracle.transfer_record(plain, fixed)
+    assert record.value == 0.0 and record.source_sha256 == game_sha256(plain.source)
+    assert log.lines and not any("fine-tuning" in line for line in log.lines)
+
+
+async def test_bad_settings_fail_before_any_model_loads(setting: TransferSetting) -> None:
+    with pytest.raises(ConfigError, match="at least 2 evaluation maps"):
+        async with open_oracle(TransferSetting(setting.player, maps=1), engine=None):
+            pass
+    with pytest.raises(ConfigError, match="budget must be at least 1"):
+        async with open_oracle(TransferSetting(setting.player, budget_tokens=0), engine=None):
+            pass
+    with pytest.raises(UnknownNameError, match="reinforce"):
+        async with open_oracle(TransferSetting(setting.player, finetuner="reinforse",
+                                               judge="ngram"), engine=None,
+                               registry=Registry.load()):
+            pass

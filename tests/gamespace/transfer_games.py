@@ -1,0 +1,64 @@
+"""Constructed games whose transfer values are known, and a tiny model that learns them.
+
+`PLAIN` rewards a move the judge finds likely (nex(t)): a tiny random model learns within a
+few thousand tokens to answer nothing (score 0, the best), whatever the map. `RENAMED` is
+the same game with its register renamed (t -> x), on the same maps: what is learned on one
+helps the other as much (transfer close to 1). `FIXED` scores the story, not the move: no
+fine-tuning can change its score (transfer to it is 0; it is not playable, so transfer
+from it is undefined).
+
+The model sees the whole prompt (2048 positions), story included, so its greedy moves and
+scores differ from map to map and the intervals over maps are not degenerate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.match_setup import LoadedGame, load_game_text
+from tests.players.test_hf_player import _save_tiny_model
+
+PLAIN = """# Plain (test game)
+# measures: saying something the judge finds likely
+# players: black
+assign(s=story(4))
+reveal(s)
+elicit(t, 4)
+reward(nex(t))
+"""
+RENAMED = PLAIN.replace("(t", "(x").replace("Plain", "Renamed")
+FIXED = """# Fixed (test game)
+# measures: nothing the player says counts
+# players: black
+assign(s=story(4))
+reveal(s)
+elicit(t, 4)
+reward(nex(s))
+"""
+# greedy play (its expected score is a plain mean over maps); learning samples at 1
+FINETUNER = "reinforce?lr=1e-2&batch=4&temperature=1"
+BUDGET = 30_000  # about 20 episodes of ~1 540 prompt tokens
+MAPS = 8
+
+
+def games() -> list[LoadedGame]:
+    return [
+        load_game_text(PLAIN, "plain.xgl"), load_game_text(RENAMED, "renamed.xgl"),
+        load_game_text(FIXED, "fixed.xgl"),
+    ]
+
+
+def save_long_context_model(folder: Path) -> Path:
+    """The tests' tiny GPT-2 (trained tokenizer), with room for the whole prompt."""
+    import torch
+    import transformers
+
+    _save_tiny_model(folder, chat=False)
+    config = transformers.GPT2Config.from_pretrained(folder)
+    config.n_positions = 2048
+    torch.manual_seed(0)
+    transformers.GPT2LMHeadModel(config).save_pretrained(folder)
+    return folder
+
+
+def player_spec(model: Path) -> str:
+    return f"hf:{model}?max_new_tokens=4&temperature=0"
