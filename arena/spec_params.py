@@ -69,7 +69,7 @@ class Param:
         if self.maximum is not None and value > self.maximum:
             raise ConfigError(
                 f"Parameter '{self.name}' of {kind} '{spec.raw}' must be <= "
-                f"{self.maximum:g}, got {value:g}."
+                f"{self.maximum:g}, got {value:g}. Write e.g. {self.name}={self.maximum:g}."
             )
 
     def doc(self) -> str:

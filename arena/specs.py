@@ -81,7 +81,8 @@ class Spec:
             ) from None
         if minimum is not None and value < minimum:
             raise ConfigError(
-                f"Parameter '{key}' of '{self.raw}' must be >= {minimum}, got {value}."
+                f"Parameter '{key}' of '{self.raw}' must be >= {minimum}, got {value}. "
+                f"Write e.g. {key}={max(default, minimum)}."
             )
         return value
 

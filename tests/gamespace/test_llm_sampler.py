@@ -270,7 +270,10 @@ async def test_generate_command_records_prompts_replies_costs_and_no_key(
 
 async def test_generate_command_rejects_bad_sampler_specs(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    for spec, word in (("llm:openai/x?colour=1", "colour"), ("llm:openai/x?repairs=-1", "repairs")):
+    for spec, word in (
+        ("llm:openai/x?colour=1", "Unknown parameter 'colour'"),
+        ("llm:openai/x?repairs=-1", "must be >= 0, got -1. Write e.g. repairs=3."),
+    ):
         code, stdout, stderr = await run_cli(
             "simplest_cut", "--sampler", spec, "--out", str(tmp_path / "x"), "--judge", "ngram",
             env=env,
