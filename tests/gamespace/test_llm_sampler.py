@@ -90,6 +90,20 @@ async def test_a_valid_game_first_time(server: tuple[ServerState, str]) -> None:
     assert [m["role"] for m in attempt["sent"]] == ["system", "user"]
 
 
+async def test_litellms_price_is_recorded_when_it_knows_the_model(
+    server: tuple[ServerState, str],
+) -> None:
+    state, url = server
+    state.script([{"reply": fenced(INVALID)}, {"reply": fenced(VALID)}])
+    query = urlencode({"api_base": url, **FAST})
+    sampler = Registry.load().create_sampler(f"llm:openai/gpt-4o-mini?{query}")
+    assert isinstance(sampler, LLMSampler)
+    (made,) = await propose(sampler)
+    costs = [a["cost_usd"] for a in made.extra["attempts"]]  # type: ignore[attr-defined]
+    assert all(isinstance(c, float) and c > 0 for c in costs)
+    assert made.extra["cost_usd"] == pytest.approx(sum(costs))
+
+
 async def test_an_invalid_game_is_repaired_with_the_checkers_carets(
     server: tuple[ServerState, str],
 ) -> None:
