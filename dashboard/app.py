@@ -48,7 +48,9 @@ PAGES = (
     ("views/replay.py", "Replay", "replay", ":material/replay:"),
     ("views/tournaments.py", "Tournaments and schedules", "tournaments", ":material/event:"),
     ("views/games.py", "Games", "games", ":material/extension:"),
+    ("views/transfer.py", "Transfer", "transfer", ":material/swap_horiz:"),
 )
+TRANSFER_ONLY = PAGES[-1:]  # what a database without tournaments can still show
 ALL_JUDGES = "(all judges)"
 _INIT = "_filters_from_url"
 _FOLLOWED = "_filters_follow_match"  # the ?match= whose tournament the filter last took
@@ -189,14 +191,17 @@ def main() -> None:
         _stop_with(state.message)
     watermark = data.watermark(engine)
     filters = sidebar_filters(url, watermark)
+    shown: Sequence[tuple[str, str, str, str]] = PAGES
     if filters.tournament is None:
-        _stop_with(f"The database {url} holds no tournament yet. Run one into it "
-                   "(`arena run FILE --db URL`, or `arena demo`), then reload.")
+        if not len(data.transfer_settings(engine)):
+            _stop_with(f"The database {url} holds no tournament yet. Run one into it "
+                       "(`arena run FILE --db URL`, or `arena demo`), then reload.")
+        shown = TRANSFER_ONLY  # transfer results (`arena transfer`) but no tournament
     set_current(Context(url, filters, watermark))
     _sync_url(filters)
     st.sidebar.text("Read-only view of " + _public(url))
     pages = [st.Page(path, title=title, url_path=slug, icon=icon)
-             for path, title, slug, icon in PAGES]
+             for path, title, slug, icon in shown]
     st.navigation(pages).run()
 
 

@@ -95,6 +95,25 @@ def pair_matrix(frame: pd.DataFrame, value: str, title: str, fmt: str = ".2f") -
                                     autosize=ROWS_AUTOSIZE)
 
 
+def transfer_heatmap(values: pd.DataFrame, games: Sequence[str]) -> AnyChart:
+    """V_source(target) as a heat map (rows: fine-tuned on; columns: evaluated at); an
+    undefined value is an empty cell."""
+    defined = values[values["value"].notna()]
+    base = alt.Chart(defined).encode(
+        x=alt.X("target:N", sort=list(games), title="evaluated at"),
+        y=alt.Y("source:N", sort=list(games), title="fine-tuned on"),
+    )
+    rect = base.mark_rect().encode(
+        color=alt.Color("value:Q", scale=alt.Scale(scheme="blueorange", domainMid=0),
+                        title="V"),
+        tooltip=["source", "target", alt.Tooltip("value:Q", format=".3g"),
+                 alt.Tooltip("low:Q", format=".3g"), alt.Tooltip("high:Q", format=".3g")],
+    )
+    text = base.mark_text(fontSize=_FONT).encode(text=alt.Text("value:Q", format=".2f"))
+    return (rect + text).properties(title="Transfer value V_row(column)",
+                                    height=rows_height(len(games)), autosize=ROWS_AUTOSIZE)
+
+
 def histogram_overlay(masses: pd.DataFrame, x_title: str) -> AnyChart:
     """Xent-measure histograms overlaid (columns participant, bin_low, bin_high, mass)."""
     return (

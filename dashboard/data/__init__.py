@@ -57,6 +57,11 @@ from dashboard.data.replay import (
     comparable_matches,
     match_detail,
 )
+from dashboard.data.transfers import (
+    transfer_settings,
+    transfer_values,
+    transfer_verdicts,
+)
 
 __all__ = [
     "LIVE_COLUMNS",
@@ -97,5 +102,8 @@ __all__ = [
     "snapshot_payload",
     "snapshots",
     "tournaments",
+    "transfer_settings",
+    "transfer_values",
+    "transfer_verdicts",
     "watermark",
 ]

@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 from arena.storage import Store, sqlite_url
+from tests.storage.transfer_rows import store_example
 from tests.tournaments import arena_fixtures as fx
 from tournaments.ratings.service import store_snapshot
 from tournaments.run_config import run_file
@@ -73,6 +74,7 @@ def build(directory: Path) -> str:
     store = Store.open(db)
     try:
         store_snapshot(store.engine, "browser")
+        store_example(store.engine)  # the Transfer page, a hostile game name included
     finally:
         store.close()
     return db

@@ -1,6 +1,7 @@
 """A real small arena database for the dashboard tests: two runs of a tournament (n-gram
 judge, eval mode, three games including one with a hidden register), a rating snapshot
-after each run, and a participant whose moves look like HTML and markdown."""
+after each run, a participant whose moves look like HTML and markdown, and one stored
+transfer setting (`tests.storage.transfer_rows`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import asyncio
 import os
 from pathlib import Path
 
-from arena.storage import sqlite_url
+from arena.storage import Store, sqlite_url
+from tests.storage.transfer_rows import store_example
 from tests.tournaments import arena_fixtures as fx
 from tournaments.run_config import run_file
 
@@ -102,4 +104,9 @@ def build(directory: Path) -> str:
     duel = directory / "duel.toml"
     duel.write_text(DUEL, encoding="utf-8")
     asyncio.run(run_file(duel, db=url, registry=fx.registry(), snapshot=True))
+    store = Store.open(url)
+    try:
+        store_example(store.engine)  # the Transfer page's matrix
+    finally:
+        store.close()
     return url

@@ -18,6 +18,7 @@ PAGES = {
     "views/replay.py": "Replay",
     "views/tournaments.py": "Tournaments and schedules",
     "views/games.py": "Games",
+    "views/transfer.py": "Transfer",
 }
 
 
