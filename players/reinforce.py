@@ -49,7 +49,7 @@ from arena.runtime.seeds import public_seed_key, seat_seed
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec, parse_spec
 from players.hf_player import HFSettings, _Loaded, _require_torch, parse_settings
-from players.policy_recorder import RecordedMove, RecordingHFPlayer
+from players.policy_recorder import RecordedMove, RecordingHFPlayer, Segment
 
 FAIL_PENALTY = 1.0  # bits below the step's lowest reward for an answer that failed an ensure
 
@@ -76,6 +76,7 @@ SPEC_PARAMS = SpecParams(
         Param("weight_decay", "float", 0.0, "AdamW weight decay", minimum=0.0),
         Param("clip", "float", 1.0, "gradient norm clip (0: none)", minimum=0.0),
         Param("device", "str", None, "torch device of the tuned model (default: the player's)"),
+        Param("micro", "int", 8, "generations per forward pass while learning", minimum=1),
         Param("opponent", "str", None, "player spec of the other roles (default: the base player)"),
     )
 )
@@ -95,6 +96,7 @@ class ReinforceSettings:
     clip: float = 1.0
     device: str | None = None
     opponent: str | None = None
+    micro: int = 8
 
 
 def parse_reinforce(spec: Spec) -> ReinforceSettings:
@@ -117,6 +119,7 @@ def parse_reinforce(spec: Spec) -> ReinforceSettings:
         clip=spec.float_param("clip", 1.0),
         device=spec.params.get("device") or None,
         opponent=spec.params.get("opponent") or None,
+        micro=spec.int_param("micro", 8, minimum=1),
     )
 
 
@@ -271,30 +274,45 @@ def _learn(
     floor = min(fine, default=statistics.fmean(history) if history else 0.0) - FAIL_PENALTY
     rewards = [floor if f else r for r, f in zip(raw, failed, strict=True)]
     advantages = _advantages(rewards, settings, history)
-    model = loaded.model
+    weighted = [
+        (segment, -advantage / len(moves))
+        for move, advantage in zip(moves, advantages, strict=True)
+        if advantage != 0.0
+        for segment in move.segments
+        if segment.continuation.shape[0] > 0
+    ]
     with loaded.lock:
         optimiser.zero_grad(set_to_none=True)
-        for move, advantage in zip(moves, advantages, strict=True):
-            if advantage == 0.0 or not move.segments:
-                continue
-            logp = sum(_log_prob(torch, model, s, temperature) for s in move.segments)
-            (-advantage * logp / len(moves)).backward()
+        for start in range(0, len(weighted), settings.micro):
+            chunk = weighted[start : start + settings.micro]
+            logps = _log_probs(torch, loaded.model, [seg for seg, _ in chunk], temperature)
+            weights = torch.tensor([w for _, w in chunk], device=logps.device)
+            (weights * logps).sum().backward()
         if settings.clip > 0:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), settings.clip)
+            torch.nn.utils.clip_grad_norm_(loaded.model.parameters(), settings.clip)
         optimiser.step()
     return rewards
 
 
-def _log_prob(torch: Any, model: Any, segment: Any, temperature: float) -> Any:
-    """log p(continuation | prompt), summed over the sampled tokens."""
+def _log_probs(torch: Any, model: Any, segments: list[Segment], temperature: float) -> Any:
+    """log p(continuation | prompt) of each segment, summed over its sampled tokens, in one
+    right-padded forward pass (positions of the real tokens are unchanged by the padding)."""
     device = next(model.parameters()).device
-    prompt, continuation = segment.prompt.to(device), segment.continuation.to(device)
-    if continuation.shape[0] == 0:
-        return torch.zeros((), device=device)
-    ids = torch.cat([prompt, continuation])[None, :]
-    logits = model(input_ids=ids).logits[0, prompt.shape[0] - 1 : -1].float() / temperature
-    logp = torch.log_softmax(logits, dim=-1)
-    return logp.gather(1, continuation[:, None]).sum()
+    length = max(s.prompt.shape[0] + s.continuation.shape[0] for s in segments)
+    ids = torch.zeros((len(segments), length), dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for row, segment in enumerate(segments):
+        both = torch.cat([segment.prompt, segment.continuation])
+        ids[row, : both.shape[0]] = both
+        mask[row, : both.shape[0]] = 1
+    logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
+    out = []
+    for row, segment in enumerate(segments):
+        start, count = segment.prompt.shape[0] - 1, segment.continuation.shape[0]
+        scaled = logits[row, start : start + count].float() / temperature
+        picked = segment.continuation.to(device)[:, None]
+        out.append(torch.log_softmax(scaled, dim=-1).gather(1, picked).sum())
+    return torch.stack(out)
 
 
 def _save(
