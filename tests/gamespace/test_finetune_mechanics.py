@@ -25,10 +25,14 @@ from arena.gamespace.finetune import FineTuner, FineTuneRequest, FineTuneResult
 from arena.hookspecs import hookimpl
 from arena.match_setup import LoadedGame, build_match, load_game_text
 from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import FineTunerEntry
+from arena.plugin_types import FineTunerEntry, PlayerContext
 from arena.registry import Registry
+from arena.specs import parse_spec
 from judges.ngram import NgramJudge
-from tests.players.test_hf_player import _save_tiny_model
+from players.hf_player import create_hf_player, parse_settings
+from players.policy_recorder import RecordingHFPlayer
+from players.reinforce import _load_trainable
+from tests.players.test_hf_player import _save_tiny_model, make_request
 
 pytestmark = pytest.mark.torch
 
@@ -199,6 +203,26 @@ async def test_each_elicit_earns_its_own_rewards_or_the_rewards_to_go(
 
 
 # --- reinforce ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chat", [False, True])
+async def test_the_policy_moves_exactly_as_the_hf_player_and_records_its_tokens(
+    tiny_model: Path, tiny_chat: Path, chat: bool
+) -> None:
+    spec = parse_spec(f"hf:{tiny_chat if chat else tiny_model}?max_new_tokens=6")
+    played = create_hf_player(spec, PlayerContext(seed=4))
+    policy = RecordingHFPlayer(
+        parse_settings(spec), _load_trainable(parse_settings(spec), 0), name="p", seed=4
+    )
+    for seed in range(4):
+        request = make_request("x", "y", seed=seed)
+        assert await policy.move(request) == await played.move(request)
+    assert len(policy.moves) == 4
+    # one generation per register without a chat template, one per move with it
+    assert {len(m.segments) for m in policy.moves} == ({1} if chat else {2})
+    segment = policy.moves[0].segments[0]
+    assert 0 < segment.continuation.shape[0] <= 6 and segment.tokens > 6
+
 
 
 async def test_same_seed_same_weights_and_the_budget_is_kept(
