@@ -319,7 +319,8 @@ def _save(
     loaded: _Loaded, request: FineTuneRequest, base: Spec, settings: ReinforceSettings,
     tokens: int, steps: int, curve: list[float],
 ) -> None:
-    """The tuned model and tokenizer (save_pretrained), and how they were made."""
+    """The tuned model and tokenizer (save_pretrained), then how they were made
+    (finetune.json, written last: its presence marks a finished run)."""
     out = request.out_dir
     out.mkdir(parents=True, exist_ok=True)
     loaded.model.save_pretrained(out)
