@@ -42,7 +42,8 @@ async def finetune_rate(
     """One `reinforce` run on the bundled game --finetune-game, timed by the tuner."""
     game = load_entry(registry.game(args.finetune_game))
     player = f"{args.player}?device={args.device}&max_new_tokens={args.max_new_tokens}"
-    tuner = registry.create_finetuner(f"{args.finetuner}&device={args.device}")
+    joiner = "&" if "?" in args.finetuner else "?"
+    tuner = registry.create_finetuner(f"{args.finetuner}{joiner}device={args.device}")
     with tempfile.TemporaryDirectory() as folder:
         request = FineTuneRequest(
             player, game, judge, args.finetune_budget, args.seed, Path(folder) / "tuned", registry
@@ -61,7 +62,7 @@ async def main(argv: list[str]) -> None:
     )
     parser.add_argument("--finetune-budget", type=int, default=20000, help="tokens (0: skip)")
     parser.add_argument("--finetune-game", default="condense")
-    parser.add_argument("--finetuner", default="reinforce?lr=3e-5&batch=8")
+    parser.add_argument("--finetuner", default="reinforce")
     parser.add_argument("--player", default="hf:bundled")
     parser.add_argument("--max-new-tokens", type=int, default=12)
     parser.add_argument("--device", default="cpu", help="cpu or cuda (fine-tuning only)")
