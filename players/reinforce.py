@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, GameRuntimeError
 from arena.gamespace.credit import CREDITS, Credit, elicit_credits
 from arena.gamespace.evaluate import train_map_seed
 from arena.gamespace.finetune import FineTuneRequest, FineTuneResult
@@ -133,6 +133,7 @@ class _Episode:
     rewards: list[float]
     failed: list[bool]
     tokens: int
+    error: str | None = None
 
 
 class Reinforce:
@@ -171,6 +172,8 @@ class Reinforce:
                 episode += 1
                 tokens += played.tokens
                 batch.append(played)
+            if not any(e.tokens for e in batch):  # the budget would never be spent
+                raise _no_moves(request.game, main, batch)
             rewards = await asyncio.to_thread(
                 _learn, loaded, optimiser, batch, s, temperature, history
             )
@@ -194,6 +197,16 @@ def _player_spec(text: str) -> Spec:
             f"'{text}'. Give an hf player spec, e.g. 'hf:bundled' or 'hf:/path/to/model'."
         )
     return spec
+
+
+def _no_moves(game: LoadedGame, role: str, batch: list[_Episode]) -> GameRuntimeError:
+    error = next((e.error for e in batch if e.error), None)
+    why = f"the first failed with: {error}" if error else "none reached its elicit"
+    return GameRuntimeError(
+        f"Fine-tuning stopped: the tuned player ({role}) made no move in {len(batch)} "
+        f"training episodes of game '{game.name}' ({why}). Check the game with "
+        "`arena games check`"
+    )
 
 
 def _check_request(request: FineTuneRequest) -> None:
@@ -240,7 +253,7 @@ async def _play(
     moves = tuned.moves
     tokens = sum(m.tokens for m in moves)
     if result.error is not None:  # nothing to learn from a broken round
-        return _Episode([], [], [], tokens)
+        return _Episode([], [], [], tokens, result.error)
     credits = elicit_credits(result.events, main, credit)
     paired = min(len(credits), len(moves))
     return _Episode(

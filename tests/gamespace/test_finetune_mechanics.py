@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena import events as ev
-from arena.errors import ConfigError, PluginError, UnknownNameError
+from arena.commands.plugins import spec_docs
+from arena.errors import ConfigError, GameRuntimeError, PluginError, UnknownNameError
 from arena.gamespace.credit import elicit_credits
 from arena.gamespace.evaluate import (
     eval_map_seed,
@@ -171,6 +172,20 @@ async def test_bad_requests_are_config_errors(
         await tuner.finetune(
             FineTuneRequest(f"hf:{tiny_model}", game, NgramJudge(), 100, 0, tmp_path / "full")
         )
+
+
+async def test_a_game_that_never_reaches_the_tuned_move_stops_with_a_clear_error(
+    registry: Registry, tiny_model: Path, tmp_path: Path
+) -> None:
+    broken = game_of("assign(s=l[3])\nelicit(t, 3)\nreward(nex(t))\n", "broken")
+    with pytest.raises(GameRuntimeError, match=r"made no move in 2 training episodes of game "
+                       r"'broken' \(the first failed with: Index 3 is out of range"):
+        await tune(registry, tiny_model, tmp_path / "never", game=broken)
+
+
+def test_arena_plugins_documents_the_finetuner_params(registry: Registry) -> None:
+    docs = spec_docs(registry)["fine-tuners"]["reinforce"]
+    assert "baseline=batch|running" in docs and "credit=elicit|togo" in docs
 
 
 # --- credit assignment ----------------------------------------------------------------------
