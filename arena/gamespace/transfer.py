@@ -267,8 +267,7 @@ class FineTuneOracle:
         if folder is not None and (folder / RECORD_FILE).is_file():
             return _tuned_spec(self.setting.player, folder)
         self._progress(f"the tuned model of {game.name} is gone; fine-tuning again")
-        result = await self._finetune(game, self._model_dir(game_sha256(game.source)))
-        return result
+        return await self._finetune(game, self._model_dir(game_sha256(game.source)))
 
     async def _finetune(self, game: LoadedGame, out: Path) -> str:
         if out.exists() and not (out / RECORD_FILE).is_file():

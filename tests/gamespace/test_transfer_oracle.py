@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import shutil
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,18 @@ async def test_bad_settings_fail_before_any_model_loads(setting: TransferSetting
                                                judge="ngram"), engine=None,
                                registry=Registry.load()):
             pass
+
+
+async def test_a_tuned_model_folder_that_is_gone_is_tuned_again(
+    setting: TransferSetting, tmp_path: Path
+) -> None:
+    log = Log()
+    async with open_oracle(setting, engine=None, models_dir=tmp_path, progress=log) as oracle:
+        [plain, renamed, _] = tg.games()
+        first = await oracle.verdict(plain)
+        assert first.model_path is not None
+        shutil.rmtree(first.model_path)
+        record = await oracle.transfer_record(plain, renamed)
+    assert any("is gone; fine-tuning again" in line for line in log.lines)
+    assert Path(first.model_path, "model.safetensors").is_file()
+    assert record.value is not None and record.target_after > record.target_before
