@@ -35,6 +35,7 @@ from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
 from arena.gamespace.transfer_math import LEVEL, RESAMPLES, gain, transfer_value
 from arena.match_setup import LoadedGame, load_game_text
 from arena.protocols.judge import Judge
+from arena.redaction import redact
 from arena.registry import Registry
 from arena.storage import transfers as store
 from arena.storage.transfers import TransferRecord, VerdictRecord
@@ -69,9 +70,14 @@ class TransferSetting:
     resamples: int = RESAMPLES
     level: float = LEVEL
 
+    def public(self) -> dict[str, object]:
+        """The setting with secrets in its specs redacted (what is stored and shown)."""
+        return {k: redact(v) if isinstance(v, str) else v for k, v in asdict(self).items()}
+
     def to_json(self) -> str:
-        """The canonical JSON of the setting (sorted keys) that `sha256` hashes."""
-        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        """The canonical JSON of `public()` (sorted keys): stored, and hashed by `sha256`
+        (a secret, such as an API key in a spec, never changes what is measured)."""
+        return json.dumps(self.public(), sort_keys=True, separators=(",", ":"))
 
     @property
     def sha256(self) -> str:
@@ -123,7 +129,7 @@ class TransferMatrix:
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready document (per-map scores included, for re-analysis)."""
         return {
-            "setting": asdict(self.setting),
+            "setting": self.setting.public(),
             "setting_sha256": self.setting.sha256,
             "verdicts": [_public(asdict(v)) for v in self.verdicts],
             "transfers": [_public(asdict(v)) for v in self.values],
@@ -155,7 +161,7 @@ class FineTuneOracle:
         self.judge = judge
         self.engine = engine
         self.models_dir = models_dir
-        self._progress = progress or (lambda message: None)
+        self._report = progress or (lambda message: None)
         self._scores: dict[tuple[str, str], list[float]] = {}
         self._verdicts: dict[str, VerdictRecord] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -248,6 +254,9 @@ class FineTuneOracle:
         return self._scores[key]
 
     # --- internals ------------------------------------------------------------------------
+
+    def _progress(self, message: str) -> None:
+        self._report(redact(message))
 
     def _stored_verdict(self, key: str) -> VerdictRecord | None:
         if self.engine is None:

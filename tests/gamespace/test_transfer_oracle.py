@@ -183,3 +183,12 @@ async def test_a_tuned_model_folder_that_is_gone_is_tuned_again(
     assert any("is gone; fine-tuning again" in line for line in log.lines)
     assert Path(first.model_path, "model.safetensors").is_file()
     assert record.value is not None and record.target_after > record.target_before
+
+
+def test_the_stored_setting_never_holds_a_secret() -> None:
+    spec = "litellm:openai/gpt-4o-mini?api_key=sk-abcdefghijklmnopqrstuvwx"
+    setting = TransferSetting("hf:bundled", opponent=spec)
+    assert "sk-abc" not in setting.to_json() and "api_key=***" in setting.to_json()
+    other_key = TransferSetting("hf:bundled", opponent=spec.replace("sk-abc", "sk-xyz"))
+    assert other_key.sha256 == setting.sha256  # a key does not change what is measured
+    assert TransferSetting("hf:bundled", maps=9).sha256 != TransferSetting("hf:bundled").sha256
