@@ -32,13 +32,13 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 async def measure(
     setting: TransferSetting, games: Sequence[LoadedGame], store: Store, registry: Registry,
-    models_dir: Path | None, quiet: bool,
+    models_dir: Path | None,
 ) -> TransferMatrix:
-    """Run (or read back) the whole matrix of `games` under `setting`."""
+    """Run (or read back) the whole matrix of `games` under `setting`; what is being tuned
+    or played goes to stderr (stdout keeps the tables or the JSON)."""
 
     def progress(message: str) -> None:
-        if not quiet:
-            typer.echo(message, err=True)
+        typer.echo(message, err=True)
 
     async with open_oracle(
         setting, engine=store.engine, registry=registry, models_dir=models_dir,
@@ -137,7 +137,7 @@ def transfer_command(
     store = Store.open(db)
     try:
         store.require_writable("this command stores transfer values")
-        matrix = asyncio.run(measure(setting, loaded, store, registry, models_dir, as_json))
+        matrix = asyncio.run(measure(setting, loaded, store, registry, models_dir))
         where = describe(store.engine)
     finally:
         store.close()
