@@ -26,8 +26,6 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine
-
 from arena.errors import ConfigError
 from arena.gamespace.evaluate import game_scores
 from arena.gamespace.finetune import FineTuneRequest
@@ -37,6 +35,7 @@ from arena.match_setup import LoadedGame, load_game_text
 from arena.protocols.judge import Judge
 from arena.redaction import redact
 from arena.registry import Registry
+from arena.storage import Database
 from arena.storage import transfers as store
 from arena.storage.transfers import TransferRecord, VerdictRecord
 
@@ -153,7 +152,7 @@ class FineTuneOracle:
 
     def __init__(
         self, setting: TransferSetting, *, registry: Registry, judge: Judge,
-        engine: Engine | None, models_dir: Path, progress: Progress | None = None,
+        engine: Database | None, models_dir: Path, progress: Progress | None = None,
     ) -> None:
         setting.check()
         self.setting = setting
@@ -339,7 +338,7 @@ def default_models_dir() -> Path:
 
 @asynccontextmanager
 async def open_oracle(
-    setting: TransferSetting, *, engine: Engine | None, registry: Registry | None = None,
+    setting: TransferSetting, *, engine: Database | None, registry: Registry | None = None,
     models_dir: Path | None = None, progress: Progress | None = None,
 ) -> AsyncIterator[FineTuneOracle]:
     """The real oracle for `setting`, with its judge loaded (and closed on exit).

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from arena.storage.engine import (
     DB_ENV,
+    Database,
     StorageError,
     create_db_engine,
     default_db_url,
@@ -33,6 +34,7 @@ __all__ = [
     "DB_ENV",
     "MATCH_DONE",
     "MATCH_ERROR",
+    "Database",
     "FinishedMatch",
     "GameInfo",
     "JudgeProvenance",

@@ -92,7 +92,12 @@ def test_a_tiny_demo_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     assert {s.participant for m in two for s in m.seats if s.role == "bob" and not s.main} == {
         "reader"
     }
-    assert not any(line.startswith("note:") for line in lines)  # both roles measure something
+    # The demo's NPC makes both roles of describe_to_partner measure something. (On this
+    # one-map run a one-player game can still tie by chance: its map texts are sampled under
+    # the tournament's fresh secret key, and two entrants that both fail may score the same.)
+    assert not any(
+        line.startswith("note:") and "describe_to_partner" in line for line in lines
+    )
     again = arena(*tiny)
     assert again.returncode == 0 and "0 match(es) played now, 8 already stored" in again.stdout
 
