@@ -56,11 +56,11 @@ def global_options(
 
 
 def _register_commands() -> None:
-    from arena.commands import games, play, plugins, transfer
+    from arena.commands import games, play, plugins, scope, transfer
     from arena.registry import Registry
 
     # each a module-level typer app, like the plugins'
-    for module in (play, games, plugins, transfer):
+    for module in (play, games, plugins, transfer, scope):
         app.add_typer(module.app)
     # Plugins (the built-in tournaments package included) add their own sub-commands.
     plugins.mount_plugin_commands(app, Registry.load())

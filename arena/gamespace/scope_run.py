@@ -1,0 +1,190 @@
+"""Setting up a scope growth (`arena scope grow`): the parameters stored with the scope,
+the oracle (`finetune`: the real one of `arena.gamespace.transfer`, imported lazily; or
+`table:FILE`, a known matrix), the sampler and the filter pipeline, then Algorithm 1
+(`arena.gamespace.scope`).
+
+A scope's name and parameters go together: a rerun with the same parameters continues the
+stored growth, one with other parameters is refused (the archive would mix two runs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine
+
+from arena.errors import ConfigError, did_you_mean
+from arena.gamespace.oracle import GameText, TransferOracle
+from arena.gamespace.pipeline import FilterPipeline, PipelineConfig
+from arena.gamespace.scope import GrowthParams, GrowthResult, Progress, ScopeGrowth
+from arena.gamespace.table_oracle import TableOracle
+from arena.match_setup import LoadedGame
+from arena.redaction import redact
+from arena.registry import Registry
+from arena.specs import NAME_RE
+from arena.storage import scopes as store
+
+if TYPE_CHECKING:  # the real oracle's module is imported only when it is used
+    from arena.gamespace.transfer import TransferSetting
+
+FINETUNE = "finetune"
+TABLE = "table:"
+
+
+@dataclass(frozen=True)
+class GrowRequest:
+    """Everything `arena scope grow` was given."""
+
+    name: str
+    games: tuple[LoadedGame, ...]
+    sampler: str
+    params: GrowthParams
+    judge: str = "bundled"
+    base: str = "random"
+    oracle: str = FINETUNE
+    setting: TransferSetting | None = None  # for the finetune oracle
+    models_dir: Path | None = None
+
+
+def check_name(name: str) -> str:
+    if not NAME_RE.fullmatch(name):
+        raise ConfigError(
+            f"The scope name {name!r} has characters other than letters, digits, '_', '.' "
+            "and '-'; give e.g. --name my_scope."
+        )
+    return name
+
+
+def unknown_scope(name: str, known: Sequence[str]) -> ConfigError:
+    """The error for a scope name the database does not hold."""
+    return ConfigError(
+        f"No scope called '{name}' in this database.{did_you_mean(name, known)} Grow it with "
+        "`arena scope grow --name NAME --from GAME`, or point --db at its database."
+    )
+
+
+def check_params(params: GrowthParams) -> None:
+    """`ConfigError` for thresholds and sizes Algorithm 1 cannot use."""
+    for label, value in (("--alpha1", params.alpha1), ("--alpha2", params.alpha2)):
+        if not 0 < value <= 1:
+            raise ConfigError(
+                f"{label} must lie in (0, 1] (Algorithm 1 takes alpha > 0, and gamma is "
+                f"compared with 1 - alpha2), got {value}. Give e.g. {label} 0.2."
+            )
+
+
+def oracle_setting_sha256(request: GrowRequest) -> str:
+    """The key of the values the scope's decisions rest on: the fine-tuning setting's
+    sha256, or the table file's."""
+    if request.oracle == FINETUNE:
+        assert request.setting is not None
+        return request.setting.sha256
+    return hashlib.sha256(_table_path(request.oracle).read_bytes()).hexdigest()
+
+
+def _table_path(oracle: str) -> Path:
+    return Path(oracle[len(TABLE):]).expanduser()
+
+
+def check_oracle(oracle: str, setting: object | None) -> None:
+    if oracle == FINETUNE:
+        if setting is None:
+            raise ConfigError(
+                "The finetune oracle needs the model to fine-tune: give --player (e.g. "
+                "--player hf:bundled), or choose --oracle table:FILE.json."
+            )
+        return
+    if oracle.startswith(TABLE) and len(oracle) > len(TABLE):
+        TableOracle.from_file(_table_path(oracle))  # a bad file fails before any work
+        return
+    raise ConfigError(
+        f"Unknown oracle {oracle!r}: choose 'finetune' (fine-tune and play, the default) or "
+        "'table:FILE.json' (a known transfer matrix)."
+    )
+
+
+def params_doc(request: GrowRequest) -> dict[str, Any]:
+    """What a scope's decisions depend on (stored; compared on a rerun)."""
+    setting = request.setting.public() if request.setting is not None else None
+    return {
+        **asdict(request.params), "sampler": redact(request.sampler), "judge": request.judge,
+        "base": request.base, "oracle": request.oracle, "setting": setting,
+        "from": [hashlib.sha256(g.source.encode("utf-8")).hexdigest() for g in request.games],
+    }
+
+
+def open_scope(engine: Engine, request: GrowRequest) -> store.ScopeRecord:
+    """The stored scope of `request` (created on the first run); a rerun must match."""
+    doc = params_doc(request)
+    text = json.dumps(doc, sort_keys=True)
+    found = store.scope(engine, request.name)
+    if found is None:
+        return store.create_scope(engine, request.name, text, oracle_setting_sha256(request))
+    stored = json.loads(found.params_json)
+    differ = sorted(k for k in set(doc) | set(stored) if doc.get(k) != stored.get(k))
+    if differ or found.setting_sha256 != oracle_setting_sha256(request):
+        what = ", ".join(differ) or "the transfer table's content"
+        raise ConfigError(
+            f"The scope {request.name} was grown with other parameters ({what} differ): "
+            "rerun with the same ones to continue it, or give another --name."
+        )
+    return found
+
+
+def _game_text(game: LoadedGame) -> GameText:
+    return GameText(game.name, game.version, Path(game.filename).name, game.source)
+
+
+async def grow(
+    request: GrowRequest, engine: Engine, registry: Registry, progress: Progress | None = None
+) -> GrowthResult:
+    """Grow (or continue growing) the scope of `request` into `engine`."""
+    scope = open_scope(engine, request)
+    sampler = registry.create_sampler(request.sampler)
+    judge = registry.create_judge(request.judge)
+    try:
+        config = PipelineConfig(seed=request.params.seed, base=request.base)
+        pipeline = FilterPipeline(registry, judge, config)
+        initial = [_game_text(g) for g in request.games]
+        if request.oracle != FINETUNE:
+            oracle: TransferOracle = TableOracle.from_file(_table_path(request.oracle))
+            return await _run(request, scope, sampler, pipeline, oracle, engine, initial,
+                              progress)
+        from arena.gamespace.transfer import open_oracle
+
+        assert request.setting is not None
+        async with open_oracle(
+            request.setting, engine=engine, registry=registry, models_dir=request.models_dir,
+            progress=progress,
+        ) as real:
+            return await _run(request, scope, sampler, pipeline, real, engine, initial,
+                              progress)
+    finally:
+        await judge.aclose()
+
+
+async def _run(
+    request: GrowRequest, scope: store.ScopeRecord, sampler: Any, pipeline: FilterPipeline,
+    oracle: TransferOracle, engine: Engine, initial: Sequence[GameText],
+    progress: Progress | None,
+) -> GrowthResult:
+    growth = ScopeGrowth(
+        request.params, sampler=sampler, pipeline=pipeline, oracle=oracle, engine=engine,
+        scope_id=scope.id, progress=progress,
+    )
+    try:
+        return await growth.grow(initial)
+    except BaseException:
+        now = store.scope(engine, scope.name) or scope
+        store.set_progress(engine, scope.id, status=store.INTERRUPTED, round=now.round,
+                           state=now.state)
+        raise
+
+
+__all__ = ["FINETUNE", "GrowRequest", "check_name", "check_oracle", "check_params", "grow",
+           "open_scope", "params_doc", "unknown_scope"]

@@ -1,0 +1,188 @@
+"""Scopes grown by Algorithm 1 (`arena scope grow`) and their archives (tables `scopes`,
+`scope_games`).
+
+Every game the growth looked at is one row, written as soon as it was measured and updated
+when its batch was decided, so a killed run loses at most the candidate in progress; the
+rows are also what a rerun replays instead of asking the pipeline and the oracle again
+(`arena.gamespace.scope`). A game is stored once per scope (by the sha256 of its text).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, Row, case, func, select
+
+from arena.storage import tables as t
+from arena.storage.engine import write_engine
+
+SCOPES = t.table_of(t.Scope)
+GAMES = t.table_of(t.ScopeGame)
+GROWING, DONE, INTERRUPTED = "growing", "done", "interrupted"
+
+
+@dataclass(frozen=True)
+class ScopeRecord:
+    """A scope: its parameters (JSON), the fine-tuning setting of its values, its status."""
+
+    id: int
+    name: str
+    params_json: str
+    setting_sha256: str
+    status: str
+    round: int
+    state: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime | None = field(default=None, compare=False)
+    updated_at: datetime | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ScopeGameRecord:
+    """One game of a scope's archive: an initial game (parent None), or a candidate with
+    its round, whether it was accepted, its gamma and what the growth saw (`verdicts`:
+    pipeline verdicts, transfer values, the decision)."""
+
+    name: str
+    sha256: str
+    filename: str
+    source: str
+    parent: str | None
+    round: int
+    accepted: bool
+    gamma: float | None
+    lineage: dict[str, Any] = field(default_factory=dict)
+    verdicts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScopeSummary:
+    """A line of `arena scope list`."""
+
+    name: str
+    status: str
+    round: int
+    games: int
+    candidates: int
+    updated_at: datetime
+
+
+def _scope(row: Row[Any]) -> ScopeRecord:
+    return ScopeRecord(
+        row.id, row.name, row.params_json, row.setting_sha256, row.status, row.round,
+        json.loads(row.state_json or "{}"), row.created_at, row.updated_at,
+    )
+
+
+def _game(row: Row[Any]) -> ScopeGameRecord:
+    return ScopeGameRecord(
+        row.name, row.sha256, row.filename, row.source, row.parent, row.round,
+        bool(row.accepted), row.gamma, json.loads(row.lineage_json or "{}"),
+        json.loads(row.verdicts_json or "{}"),
+    )
+
+
+def scope(engine: Engine, name: str) -> ScopeRecord | None:
+    """The scope called `name`, if stored."""
+    with engine.connect() as conn:
+        row = conn.execute(select(SCOPES).where(SCOPES.c.name == name)).first()
+    return None if row is None else _scope(row)
+
+
+def scope_names(engine: Engine) -> list[str]:
+    """Every stored scope's name, sorted."""
+    with engine.connect() as conn:
+        return sorted(conn.execute(select(SCOPES.c.name)).scalars())
+
+
+def create_scope(engine: Engine, name: str, params_json: str, setting_sha256: str) -> ScopeRecord:
+    """Store a new scope (status growing, round 0) and return it."""
+    now = t.utcnow()
+    with write_engine(engine).begin() as conn:
+        conn.execute(SCOPES.insert(), {
+            "name": name, "params_json": params_json, "setting_sha256": setting_sha256,
+            "status": GROWING, "round": 0, "state_json": "{}", "created_at": now,
+            "updated_at": now,
+        })
+    made = scope(engine, name)
+    assert made is not None
+    return made
+
+
+def set_progress(
+    engine: Engine, scope_id: int, *, status: str, round: int, state: dict[str, Any]
+) -> None:
+    """Record where the growth stands (shown by `arena scope show`; resuming replays)."""
+    with write_engine(engine).begin() as conn:
+        conn.execute(SCOPES.update().where(SCOPES.c.id == scope_id).values(
+            status=status, round=round, state_json=json.dumps(state), updated_at=t.utcnow(),
+        ))
+
+
+def games(engine: Engine, scope_id: int) -> list[ScopeGameRecord]:
+    """The scope's archive in the order the games were first stored."""
+    query = select(GAMES).where(GAMES.c.scope_id == scope_id).order_by(GAMES.c.id)
+    with engine.connect() as conn:
+        return [_game(r) for r in conn.execute(query)]
+
+
+def save_game(engine: Engine, scope_id: int, game: ScopeGameRecord) -> None:
+    """Store `game` in the archive, or update its row (same text) in place: its first
+    position in the archive is kept."""
+    values = {
+        "name": game.name, "filename": game.filename, "source": game.source,
+        "parent": game.parent, "round": game.round, "accepted": game.accepted,
+        "gamma": game.gamma, "lineage_json": json.dumps(game.lineage, ensure_ascii=False),
+        "verdicts_json": json.dumps(game.verdicts, ensure_ascii=False),
+    }
+    key = (GAMES.c.scope_id == scope_id) & (GAMES.c.sha256 == game.sha256)
+    with write_engine(engine).begin() as conn:
+        if conn.execute(select(GAMES.c.id).where(key)).first() is None:
+            conn.execute(GAMES.insert(), {
+                **values, "scope_id": scope_id, "sha256": game.sha256,
+                "created_at": t.utcnow(),
+            })
+        else:
+            conn.execute(GAMES.update().where(key).values(**values))
+        conn.execute(SCOPES.update().where(SCOPES.c.id == scope_id).values(
+            updated_at=t.utcnow()
+        ))
+
+
+def accepted_games(engine: Engine, name: str) -> list[ScopeGameRecord] | None:
+    """The games of scope `name` (initial and accepted), in archive order; None when there
+    is no such scope."""
+    found = scope(engine, name)
+    if found is None:
+        return None
+    return [g for g in games(engine, found.id) if g.accepted]
+
+
+def summaries(engine: Engine) -> list[ScopeSummary]:
+    """Every scope with its counts, the most recently updated first."""
+    accepted = func.sum(case((GAMES.c.accepted.is_(True), 1), else_=0))
+    query = (
+        select(
+            SCOPES.c.name, SCOPES.c.status, SCOPES.c.round, SCOPES.c.updated_at,
+            func.count(GAMES.c.id).label("candidates"),
+            accepted.label("games"),
+        )
+        .outerjoin(GAMES, GAMES.c.scope_id == SCOPES.c.id)
+        .group_by(SCOPES.c.id)
+        .order_by(SCOPES.c.updated_at.desc())
+    )
+    with engine.connect() as conn:
+        return [
+            ScopeSummary(r.name, r.status, r.round, int(r.games or 0), r.candidates,
+                         r.updated_at)
+            for r in conn.execute(query)
+        ]
+
+
+__all__ = [
+    "DONE", "GROWING", "INTERRUPTED", "ScopeGameRecord", "ScopeRecord", "ScopeSummary",
+    "accepted_games", "create_scope", "games", "save_game", "scope", "scope_names",
+    "set_progress", "summaries",
+]
