@@ -66,6 +66,7 @@ from tournaments.config_errors import (
     looks_like_key,
 )
 from tournaments.plugin_problems import JUDGE_STORIES, registry_problems
+from tournaments.scope_games import Database, expand
 
 if TYPE_CHECKING:
     from arena.registry import Registry
@@ -212,6 +213,8 @@ class TournamentConfig(_Strict):
     games: list[GameConfig] = Field(min_length=1)
 
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
+    # games = "scope:NAME": each scope game's (text, file name) by label, from the database
+    _texts: dict[str, tuple[str, str]] = PrivateAttr(default_factory=dict)
     _npc = field_validator("npc", mode="before")(_npc_setting)
     _norm = field_validator("normalisation", mode="before")(_normalisation_setting)
     _specs = field_validator("judge", "stories")(check_spec)
@@ -220,6 +223,10 @@ class TournamentConfig(_Strict):
     def base_dir(self) -> Path:
         """The directory relative game paths are resolved from (the file's directory)."""
         return self._base_dir
+
+    def game_text(self, label: str) -> tuple[str, str] | None:
+        """(text, file name) of a game that came from a scope (`games = "scope:NAME"`)."""
+        return self._texts.get(label)
 
     def participant(self, name: str) -> ParticipantConfig:
         for p in self.participants:
@@ -247,16 +254,24 @@ def parse_tournament(
     source: str = "tournament file",
     base_dir: Path | None = None,
     registry: Registry | None = None,
+    db: Database = None,
 ) -> TournamentConfig:
     """Validate a parsed tournament document; raises `TournamentConfigError` with every
     problem (field errors and cross-references) at once. With `registry`, a document that
     has field errors is also checked against the installed plugins (names, spec options,
     games), so the one listing holds everything to fix; a valid one is checked that way
-    by `tournaments.prepare`."""
+    by `tournaments.prepare`. `games = "scope:NAME"` reads the scope's games from `db`
+    (a URL, None for the default database, or an engine)."""
     problems: list[Problem] = []
     config: TournamentConfig | None = None
     try:
-        config = TournamentConfig.model_validate(dict(data))
+        expanded, from_scope = expand(data, db)
+    except ArenaError as error:
+        raise TournamentConfigError(
+            source, [Problem("games", str(error), data.get("games"))]
+        ) from None
+    try:
+        config = TournamentConfig.model_validate(expanded)
     except ValidationError as error:
         problems += from_validation_error(error, data, FIELDS)
     problems += reference_problems(data)
@@ -265,12 +280,15 @@ def parse_tournament(
     if problems or config is None:
         raise TournamentConfigError(source, problems)
     config._base_dir = base_dir or Path.cwd()
+    config._texts = from_scope.texts if from_scope is not None else {}
     return config
 
 
-def load_tournament(path: str | Path, registry: Registry | None = None) -> TournamentConfig:
+def load_tournament(
+    path: str | Path, registry: Registry | None = None, db: Database = None
+) -> TournamentConfig:
     """Read and validate a tournament file; game paths are relative to its directory.
-    `registry`: see `parse_tournament`."""
+    `registry`, `db`: see `parse_tournament`."""
     file = Path(path)
     try:
         if file.is_file() and file.stat().st_size > MAX_FILE_BYTES:
@@ -298,7 +316,7 @@ def load_tournament(path: str | Path, registry: Registry | None = None) -> Tourn
         raise TournamentConfigError(
             str(file), [Problem("(syntax)", f"is not valid TOML: {error}", show_value=False)]
         ) from None
-    return parse_tournament(data, str(file), file.resolve().parent, registry)
+    return parse_tournament(data, str(file), file.resolve().parent, registry, db)
 
 
 def reference_problems(data: Mapping[str, Any]) -> list[Problem]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.lang.ast import Program
-from arena.match_setup import LoadedGame, load_game_ref
+from arena.match_setup import LoadedGame, load_game_ref, load_game_text
 from arena.registry import Registry
 from arena.specs import parse_spec
 from arena.storage.records import GameInfo, ParticipantInfo
@@ -62,11 +62,17 @@ def _prepare_game(
 ) -> tuple[PreparedGame | None, list[Problem]]:
     where = ("games", index)
     raw = config.model_dump(by_alias=True)
+    text = config.game_text(game.label)
     try:
-        loaded = load_game_ref(
-            game.game, registry, dialect=game.dialect, base_dir=config.base_dir, name=game.label,
-            limits=config.limits,
-        )
+        if text is not None:  # a scope's game: its text from the database, checked alike
+            loaded = load_game_text(
+                text[0], text[1], dialect=game.dialect, name=game.label, limits=config.limits
+            )
+        else:
+            loaded = load_game_ref(
+                game.game, registry, dialect=game.dialect, base_dir=config.base_dir,
+                name=game.label, limits=config.limits,
+            )
     except ArenaError as error:
         return None, [Problem(key_path((*where, "game"), raw), str(error), game.game)]
     program, roles = loaded.program, loaded.roles

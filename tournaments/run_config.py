@@ -78,7 +78,7 @@ async def run_file(
     the tournament's ratings after the run (`tournaments.ratings.service.store_snapshot`).
     `executor` and `ray_address` override the file's `executor` and `[ray] address`."""
     registry = registry or Registry.load()
-    config = with_executor(load_tournament(path, registry), executor, ray_address)
+    config = with_executor(load_tournament(path, registry, db), executor, ray_address)
     create_executor(registry, config.executor)  # an unknown name or missing engine: say so now
     # Checked completely before the database is opened: a broken file leaves no trace.
     prepared = await asyncio.to_thread(prepare_tournament, config, registry, str(path))

@@ -24,7 +24,6 @@ from arena.gamespace.scope_run import (
     check_oracle,
     check_params,
     grow,
-    unknown_scope,
 )
 from arena.match_setup import load_game_ref
 from arena.registry import Registry
@@ -148,7 +147,7 @@ def show_command(
     try:
         found = store.scope(db_store.engine, name)
         if found is None:
-            raise unknown_scope(name, store.scope_names(db_store.engine))
+            raise store.unknown_scope(name, store.scope_names(db_store.engine))
         rows = store.games(db_store.engine, found.id)
         measured = transfers.transfers(db_store.engine, found.setting_sha256)
     finally:

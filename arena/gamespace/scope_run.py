@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
-from arena.errors import ConfigError, did_you_mean
+from arena.errors import ConfigError
 from arena.gamespace.oracle import GameText, TransferOracle
 from arena.gamespace.pipeline import FilterPipeline, PipelineConfig
 from arena.gamespace.scope import GrowthParams, GrowthResult, Progress, ScopeGrowth
@@ -58,14 +58,6 @@ def check_name(name: str) -> str:
             "and '-'; give e.g. --name my_scope."
         )
     return name
-
-
-def unknown_scope(name: str, known: Sequence[str]) -> ConfigError:
-    """The error for a scope name the database does not hold."""
-    return ConfigError(
-        f"No scope called '{name}' in this database.{did_you_mean(name, known)} Grow it with "
-        "`arena scope grow --name NAME --from GAME`, or point --db at its database."
-    )
 
 
 def check_params(params: GrowthParams) -> None:
@@ -187,4 +179,4 @@ async def _run(
 
 
 __all__ = ["FINETUNE", "GrowRequest", "check_name", "check_oracle", "check_params", "grow",
-           "open_scope", "params_doc", "unknown_scope"]
+           "open_scope", "params_doc"]

@@ -10,12 +10,14 @@ rows are also what a rerun replays instead of asking the pipeline and the oracle
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, Row, case, func, select
 
+from arena.errors import ConfigError, did_you_mean
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
 
@@ -89,6 +91,14 @@ def scope(engine: Engine, name: str) -> ScopeRecord | None:
     with engine.connect() as conn:
         row = conn.execute(select(SCOPES).where(SCOPES.c.name == name)).first()
     return None if row is None else _scope(row)
+
+
+def unknown_scope(name: str, known: Sequence[str]) -> ConfigError:
+    """The error for a scope name the database does not hold."""
+    return ConfigError(
+        f"No scope called '{name}' in this database.{did_you_mean(name, known)} Grow it with "
+        "`arena scope grow --name NAME --from GAME`, or point --db at its database."
+    )
 
 
 def scope_names(engine: Engine) -> list[str]:
@@ -184,5 +194,5 @@ def summaries(engine: Engine) -> list[ScopeSummary]:
 __all__ = [
     "DONE", "GROWING", "INTERRUPTED", "ScopeGameRecord", "ScopeRecord", "ScopeSummary",
     "accepted_games", "create_scope", "games", "save_game", "scope", "scope_names",
-    "set_progress", "summaries",
+    "set_progress", "summaries", "unknown_scope",
 ]

@@ -77,7 +77,7 @@ class _Plan:
 
 
 def _plan(store: Store, record: ScheduleRecord) -> _Plan:
-    config = load_tournament(record.tournament_file)
+    config = load_tournament(record.tournament_file, db=store.engine)
     previous = schedule_runs(store.engine, record.name)
     seed = run_seed(config.seed, str(record.args.get("seeds", "fresh")), previous)
     return _Plan(config.model_copy(update={"seed": seed}), seed)
