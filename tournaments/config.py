@@ -66,7 +66,7 @@ from tournaments.config_errors import (
     looks_like_key,
 )
 from tournaments.plugin_problems import JUDGE_STORIES, registry_problems
-from tournaments.scope_games import Database, expand
+from tournaments.scope_games import DatabaseRef, expand
 
 if TYPE_CHECKING:
     from arena.registry import Registry
@@ -254,7 +254,7 @@ def parse_tournament(
     source: str = "tournament file",
     base_dir: Path | None = None,
     registry: Registry | None = None,
-    db: Database = None,
+    db: DatabaseRef = None,
 ) -> TournamentConfig:
     """Validate a parsed tournament document; raises `TournamentConfigError` with every
     problem (field errors and cross-references) at once. With `registry`, a document that
@@ -285,7 +285,7 @@ def parse_tournament(
 
 
 def load_tournament(
-    path: str | Path, registry: Registry | None = None, db: Database = None
+    path: str | Path, registry: Registry | None = None, db: DatabaseRef = None
 ) -> TournamentConfig:
     """Read and validate a tournament file; game paths are relative to its directory.
     `registry`, `db`: see `parse_tournament`."""

@@ -11,15 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine
-
 from arena.errors import ArenaError
-from arena.storage import scopes
+from arena.storage import Database, scopes
 from arena.storage.engine import describe
 from arena.storage.read_only import open_read_only
 
 PREFIX = "scope:"
-Database = str | Engine | None  # a URL (None: the default database) or an open engine
+DatabaseRef = str | Database | None  # a URL (None: the default database) or an open handle
 
 
 @dataclass(frozen=True)
@@ -34,7 +32,7 @@ def is_scope_ref(value: object) -> bool:
     return isinstance(value, str) and value.startswith(PREFIX)
 
 
-def _read(engine: Engine, name: str) -> ScopeGames:
+def _read(engine: Database, name: str) -> ScopeGames:
     games = scopes.accepted_games(engine, name)
     if games is None:
         raise scopes.unknown_scope(name, scopes.scope_names(engine))
@@ -47,11 +45,11 @@ def _read(engine: Engine, name: str) -> ScopeGames:
     return ScopeGames(entries, {g.name: (g.source, g.filename) for g in games})
 
 
-def scope_games(ref: str, db: Database) -> ScopeGames:
+def scope_games(ref: str, db: DatabaseRef) -> ScopeGames:
     """The games of `scope:NAME` in the database `db`; `ArenaError` with the fix when the
     scope (or the database) is not there."""
     name = ref[len(PREFIX):]
-    if isinstance(db, Engine):
+    if isinstance(db, Database):
         return _read(db, name)
     try:
         engine = open_read_only(db)
@@ -65,7 +63,7 @@ def scope_games(ref: str, db: Database) -> ScopeGames:
         engine.dispose()
 
 
-def expand(data: Mapping[str, Any], db: Database) -> tuple[dict[str, Any], ScopeGames | None]:
+def expand(data: Mapping[str, Any], db: DatabaseRef) -> tuple[dict[str, Any], ScopeGames | None]:
     """`data` with a `games = "scope:NAME"` replaced by the scope's games (else as is)."""
     ref = data.get("games")
     if not is_scope_ref(ref):

@@ -42,11 +42,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine
-
 from arena.gamespace.oracle import Estimate, GameText, TransferOracle
 from arena.gamespace.pipeline import CandidateRecord, FilterPipeline
 from arena.gamespace.sampler import MetaSampler, Proposal
+from arena.storage import Database
 from arena.storage import scopes as store
 from arena.storage.scopes import ScopeGameRecord
 
@@ -122,7 +121,7 @@ class ScopeGrowth:
 
     def __init__(
         self, params: GrowthParams, *, sampler: MetaSampler, pipeline: FilterPipeline,
-        oracle: TransferOracle, engine: Engine, scope_id: int, progress: Progress | None = None,
+        oracle: TransferOracle, engine: Database, scope_id: int, progress: Progress | None = None,
     ) -> None:
         self.params = params
         self.sampler = sampler

@@ -16,8 +16,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine
-
 from arena.errors import ConfigError
 from arena.gamespace.oracle import GameText, TransferOracle
 from arena.gamespace.pipeline import FilterPipeline, PipelineConfig
@@ -27,6 +25,7 @@ from arena.match_setup import LoadedGame
 from arena.redaction import redact
 from arena.registry import Registry
 from arena.specs import NAME_RE
+from arena.storage import Database
 from arena.storage import scopes as store
 
 if TYPE_CHECKING:  # the real oracle's module is imported only when it is used
@@ -110,7 +109,7 @@ def params_doc(request: GrowRequest) -> dict[str, Any]:
     }
 
 
-def open_scope(engine: Engine, request: GrowRequest) -> store.ScopeRecord:
+def open_scope(engine: Database, request: GrowRequest) -> store.ScopeRecord:
     """The stored scope of `request` (created on the first run); a rerun must match."""
     doc = params_doc(request)
     text = json.dumps(doc, sort_keys=True)
@@ -133,7 +132,7 @@ def _game_text(game: LoadedGame) -> GameText:
 
 
 async def grow(
-    request: GrowRequest, engine: Engine, registry: Registry, progress: Progress | None = None
+    request: GrowRequest, engine: Database, registry: Registry, progress: Progress | None = None
 ) -> GrowthResult:
     """Grow (or continue growing) the scope of `request` into `engine`."""
     scope = open_scope(engine, request)
@@ -162,7 +161,7 @@ async def grow(
 
 async def _run(
     request: GrowRequest, scope: store.ScopeRecord, sampler: Any, pipeline: FilterPipeline,
-    oracle: TransferOracle, engine: Engine, initial: Sequence[GameText],
+    oracle: TransferOracle, engine: Database, initial: Sequence[GameText],
     progress: Progress | None,
 ) -> GrowthResult:
     growth = ScopeGrowth(
