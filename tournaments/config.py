@@ -35,7 +35,8 @@ Example::
     name = "gpt"
     player = "litellm:openai/gpt-4o-mini?api_key_env=OPENAI_API_KEY"
 
-    [[games]]
+    [[games]]                # or, instead of [[games]] tables: games = "scope:NAME", the
+                             # games of a scope grown by `arena scope grow`, read from --db
     game = "condense"        # a registered game name, or a path relative to this file
     dialect = "xgl"
     rounds = 3
