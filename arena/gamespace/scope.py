@@ -26,10 +26,13 @@ Choices where the paper is silent:
 - Ties of γ go to the earliest candidate of the batch. A text already seen in this growth
   counts against the budget and is skipped (the archive keeps one row per text).
 
-Resuming: every measured candidate is stored at once (`arena.storage.scopes`), with its
-pipeline verdicts and the transfer values the growth saw. A rerun replays the growth from
-the start with the same seed: stored candidates are answered from their rows (no pipeline,
-no oracle), so it continues where the killed run stopped and ends with the same scope.
+Resuming: each batch is stored whole as soon as it is drawn, and each candidate again once
+measured (`arena.storage.scopes`), with its pipeline verdicts and the transfer values the
+growth saw. A rerun replays the growth from the start with the same seed: stored batches
+are read back (the sampler is not asked again: a model-driven one may not answer alike),
+stored candidates are answered from their rows (no pipeline, no oracle), so it continues
+where the killed run stopped and ends with the same scope. An empty batch leaves no row:
+a rerun asks the sampler for it again.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import hashlib
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from arena.gamespace.oracle import Estimate, GameText, TransferOracle
@@ -112,6 +115,12 @@ def gamma_of(values: Sequence[float | None]) -> float:
     return max(defined) if defined else -math.inf
 
 
+def _proposal(row: ScopeGameRecord) -> Proposal:
+    """A stored candidate as the sampler proposed it (its lineage holds every field)."""
+    fields = {k: v for k, v in row.lineage.items() if k in Proposal.__dataclass_fields__}
+    return Proposal(**{**fields, "source": row.source})
+
+
 def _verdicts_doc(record: CandidateRecord) -> list[dict[str, Any]]:
     return [asdict(v) for v in record.verdicts]
 
@@ -131,6 +140,11 @@ class ScopeGrowth:
         self.scope_id = scope_id
         self._report = progress or (lambda message: None)
         self.stored = {g.sha256: g for g in store.games(engine, scope_id)}
+        # (parent sha256, j) -> [(position, candidate sha256)]: the batches drawn before
+        self.batches: dict[tuple[str, int], list[tuple[int, str]]] = {}
+        for game in self.stored.values():
+            for parent_sha, j, position in game.verdicts.get("draws", []):
+                self.batches.setdefault((parent_sha, j), []).append((position, game.sha256))
         self.seen: set[str] = set()  # texts met in this growth (replayed ones included)
         self.scope: list[Member] = []
         self.candidates = 0
@@ -165,7 +179,7 @@ class ScopeGrowth:
         drawn, j = 0, 0
         while drawn < params.budget:
             size = min(params.batch, params.budget - drawn)
-            proposals = await self._draw(parent, size, params.seed + j)
+            proposals = await self._draw(k, parent, size, j)
             drawn += max(len(proposals), 1)  # an empty draw still spends the budget
             batch = [m for p in proposals if (m := await self._measure(k, parent, p))]
             related = [m for m in batch if self._related(m)]
@@ -191,11 +205,37 @@ class ScopeGrowth:
         """G_* ☽_α1 G: V_G*(G) >= α1 (an undefined value never is)."""
         return measured.to_parent is not None and measured.to_parent >= self.params.alpha1
 
-    async def _draw(self, parent: Member, count: int, seed: int) -> list[Proposal]:
+    async def _draw(self, k: int, parent: Member, count: int, j: int) -> list[Proposal]:
+        """Batch j of `parent`: read back when a previous run drew it (a model-driven
+        sampler is neither asked twice nor trusted to answer alike), else drawn from Λ
+        with seed + j and stored whole before anything else happens to it."""
+        known = self.batches.get((parent.sha256, j))
+        if known is not None:
+            return [_proposal(self.stored[sha]) for _, sha in sorted(known)]
+        seed = self.params.seed + j
         # A sampler may block (a model call): it runs in a worker thread, off the loop.
-        return await asyncio.to_thread(
+        proposals = await asyncio.to_thread(
             lambda: list(self.sampler.propose(parent.game, count, seed))
         )
+        records: dict[str, ScopeGameRecord] = {}
+        for position, proposal in enumerate(proposals):
+            sha = text_sha256(proposal.source)
+            draw = [parent.sha256, j, position]
+            before = records.get(sha) or self.stored.get(sha)
+            if before is None:
+                lineage = asdict(proposal)
+                lineage.pop("source")
+                records[sha] = ScopeGameRecord(
+                    proposal.name, sha, proposal.filename, proposal.source, proposal.parent,
+                    k, False, None, lineage, {"draws": [draw], "decision": "drawn"},
+                )
+            else:
+                draws = [*before.verdicts.get("draws", []), draw]
+                records[sha] = replace(before, verdicts={**before.verdicts, "draws": draws})
+        if records:
+            store.save_games(self.engine, self.scope_id, list(records.values()))
+            self.stored.update(records)
+        return proposals
 
     async def _measure(self, k: int, parent: Member, proposal: Proposal) -> Measured | None:
         """Screen one proposal and ask the oracle about it (or read what a previous run
@@ -210,6 +250,7 @@ class ScopeGrowth:
             return self._replayed(proposal, sha, known)
         record = await self.pipeline.run(proposal)
         doc: dict[str, Any] = {
+            "draws": self.stored[sha].verdicts.get("draws", []),
             "pipeline": _verdicts_doc(record), "key": record.key, "kept": record.kept,
             "parent_sha256": parent.sha256,
         }
@@ -218,8 +259,8 @@ class ScopeGrowth:
             measured = await self._transfers(proposal, sha, parent)
             doc |= self._transfer_doc(measured)
         doc["decision"] = "measured" if record.kept else f"dropped at {record.decided_by.stage}"
-        self._store(proposal, sha, k, accepted=False,
-                    gamma=measured.gamma if measured else None, verdicts=doc)
+        self._store(sha, k, accepted=False, gamma=measured.gamma if measured else None,
+                    verdicts=doc)
         return measured
 
     async def _transfers(self, proposal: Proposal, sha: str, parent: Member) -> Measured:
@@ -268,21 +309,15 @@ class ScopeGrowth:
             else:
                 decision = "not the least covered of its batch"
             known = self.stored[m.sha256]
-            self._store(
-                m.proposal, m.sha256, k, accepted=decision == "accepted", gamma=m.gamma,
-                verdicts={**known.verdicts, "decision": decision},
-            )
+            self._store(m.sha256, k, accepted=decision == "accepted", gamma=m.gamma,
+                        verdicts={**known.verdicts, "decision": decision})
 
     def _store(
-        self, proposal: Proposal, sha: str, k: int, *, accepted: bool, gamma: float | None,
+        self, sha: str, k: int, *, accepted: bool, gamma: float | None,
         verdicts: dict[str, Any],
     ) -> None:
-        lineage = asdict(proposal)
-        lineage.pop("source")
-        record = ScopeGameRecord(
-            proposal.name, sha, proposal.filename, proposal.source, proposal.parent, k,
-            accepted, gamma, lineage, verdicts,
-        )
+        record = replace(self.stored[sha], round=k, accepted=accepted, gamma=gamma,
+                         verdicts=verdicts)
         if self.stored.get(sha) != record:
             store.save_game(self.engine, self.scope_id, record)
             self.stored[sha] = record

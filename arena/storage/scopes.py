@@ -138,27 +138,37 @@ def games(engine: Engine, scope_id: int) -> list[ScopeGameRecord]:
         return [_game(r) for r in conn.execute(query)]
 
 
-def save_game(engine: Engine, scope_id: int, game: ScopeGameRecord) -> None:
-    """Store `game` in the archive, or update its row (same text) in place: its first
-    position in the archive is kept."""
-    values = {
+def _game_values(game: ScopeGameRecord) -> dict[str, Any]:
+    return {
         "name": game.name, "filename": game.filename, "source": game.source,
         "parent": game.parent, "round": game.round, "accepted": game.accepted,
         "gamma": game.gamma, "lineage_json": json.dumps(game.lineage, ensure_ascii=False),
         "verdicts_json": json.dumps(game.verdicts, ensure_ascii=False),
     }
-    key = (GAMES.c.scope_id == scope_id) & (GAMES.c.sha256 == game.sha256)
+
+
+def save_games(engine: Engine, scope_id: int, records: Sequence[ScopeGameRecord]) -> None:
+    """Store each game in the archive, or update its row (same text) in place, all in one
+    transaction (a batch is stored whole or not at all); a row keeps its first position."""
     with write_engine(engine).begin() as conn:
-        if conn.execute(select(GAMES.c.id).where(key)).first() is None:
-            conn.execute(GAMES.insert(), {
-                **values, "scope_id": scope_id, "sha256": game.sha256,
-                "created_at": t.utcnow(),
-            })
-        else:
-            conn.execute(GAMES.update().where(key).values(**values))
+        for game in records:
+            key = (GAMES.c.scope_id == scope_id) & (GAMES.c.sha256 == game.sha256)
+            values = _game_values(game)
+            if conn.execute(select(GAMES.c.id).where(key)).first() is None:
+                conn.execute(GAMES.insert(), {
+                    **values, "scope_id": scope_id, "sha256": game.sha256,
+                    "created_at": t.utcnow(),
+                })
+            else:
+                conn.execute(GAMES.update().where(key).values(**values))
         conn.execute(SCOPES.update().where(SCOPES.c.id == scope_id).values(
             updated_at=t.utcnow()
         ))
+
+
+def save_game(engine: Engine, scope_id: int, game: ScopeGameRecord) -> None:
+    """`save_games` of one game."""
+    save_games(engine, scope_id, [game])
 
 
 def accepted_games(engine: Engine, name: str) -> list[ScopeGameRecord] | None:
@@ -193,6 +203,7 @@ def summaries(engine: Engine) -> list[ScopeSummary]:
 
 __all__ = [
     "DONE", "GROWING", "INTERRUPTED", "ScopeGameRecord", "ScopeRecord", "ScopeSummary",
-    "accepted_games", "create_scope", "games", "save_game", "scope", "scope_names",
+    "accepted_games", "create_scope", "games", "save_game", "save_games", "scope",
+    "scope_names",
     "set_progress", "summaries", "unknown_scope",
 ]

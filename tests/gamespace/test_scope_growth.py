@@ -77,6 +77,7 @@ async def judge() -> AsyncIterator[Judge]:
 async def grow(
     tmp_path: Path, judge: Judge, params: GrowthParams, sampler: MetaSampler | None = None,
     name: str = "s", initial: tuple[ParentGame, ...] = (ROOT,),
+    table: TableOracle | None = None,
 ) -> tuple[GrowthResult, dict[str, store.ScopeGameRecord]]:
     registry = Registry.load()
     tmp_path.mkdir(exist_ok=True)
@@ -86,7 +87,7 @@ async def grow(
         growth = ScopeGrowth(
             params, sampler=sampler or CatalogSampler(BATCHES, params.seed),
             pipeline=FilterPipeline(registry, judge, PipelineConfig(seed=params.seed)),
-            oracle=oracle(), engine=db.engine, scope_id=scope.id,
+            oracle=table or oracle(), engine=db.engine, scope_id=scope.id,
         )
         result = await growth.grow(list(initial))
         rows = {g.name: g for g in store.games(db.engine, scope.id)}
@@ -135,6 +136,20 @@ async def test_algorithm_1_by_hand(tmp_path: Path, judge: Judge) -> None:
     stages = [v["stage"] for v in rows["cut3"].verdicts["pipeline"]]
     assert stages == ["static", "smoke", "wellposed", "playability", "dedup", "novelty"]
     assert result.candidates == 4 + 5  # empty draws spend the budget, propose nothing
+
+
+async def test_a_rerun_replays_the_archive_without_the_sampler_or_the_oracle(
+    tmp_path: Path, judge: Judge
+) -> None:
+    """Growing the stored scope again with a sampler that proposes nothing and an oracle
+    that knows nothing gives the same scope and archive: every batch and every value is
+    read back from the rows (an empty batch, never stored, is asked again: still empty)."""
+    params = GrowthParams(0.3, 0.4, rounds=5, budget=6, batch=2)
+    first, rows = await grow(tmp_path, judge, params)
+    again, rows_again = await grow(tmp_path, judge, params, sampler=CatalogSampler({}),
+                                   table=TableOracle.from_document({}))
+    assert again == first and rows_again == rows
+    assert rows["cut9"].verdicts["draws"] == [[rows["simplest_cut"].sha256, 1, 1]]
 
 
 async def test_thresholds_change_the_scope_as_worked_out(tmp_path: Path, judge: Judge) -> None:
