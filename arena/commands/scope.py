@@ -6,6 +6,7 @@ this module parses and prints.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from pathlib import Path
 from typing import Annotated
@@ -16,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.gamespace.scope import GrowthParams
-from arena.gamespace.scope_report import archive_values, scope_report
+from arena.gamespace.scope_report import ScopeReport, archive_values, scope_report
 from arena.gamespace.scope_run import (
     FINETUNE,
     GrowRequest,
@@ -138,9 +139,38 @@ def _number(value: float | None) -> str:
     return "-inf" if value == -math.inf else f"{value:.3g}"
 
 
+def _json_number(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def show_json(found: store.ScopeRecord, rows: list[store.ScopeGameRecord],
+              report: ScopeReport) -> str:
+    """The archive as JSON (game texts left out; -inf covers are null with `uncovered`)."""
+    doc = {
+        "name": found.name, "status": found.status, "round": found.round,
+        "params": json.loads(found.params_json), "setting_sha256": found.setting_sha256,
+        "rounds": [list(r) for r in report.rounds],
+        "covers": {
+            label: {"value": _json_number(c.value), "uncovered": list(c.uncovered),
+                    "measured": c.measured, "pairs": c.pairs}
+            for label, c in report.covers.items()
+        },
+        "games": [
+            {"name": g.name, "sha256": g.sha256, "parent": g.parent, "round": g.round,
+             "accepted": g.accepted, "gamma": g.gamma, "lineage": g.lineage,
+             "verdicts": g.verdicts}
+            for g in rows
+        ],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
 @app.command("show")
 def show_command(
-    name: Annotated[str, typer.Argument(help="The scope's name.")], db: DbOption = None
+    name: Annotated[str, typer.Argument(help="The scope's name.")], db: DbOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the archive as JSON (verdicts included).")
+    ] = False,
 ) -> None:
     """Show a scope's games, rounds, gammas and transfer covers."""
     db_store = Store.open(db, create=False)
@@ -153,6 +183,9 @@ def show_command(
     finally:
         db_store.close()
     report = scope_report(rows, archive_values(rows, measured))
+    if as_json:
+        typer.echo(show_json(found, rows, report))
+        return
     table = Table(title=Text(f"Scope {name} ({found.status})"))
     for column in ("game", "round", "parent", "in scope", "gamma", "decision"):
         table.add_column(column, overflow="fold")

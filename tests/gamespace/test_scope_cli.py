@@ -114,6 +114,12 @@ def test_show_and_list_report_rounds_and_covers(
     assert "weighed (gamma measured, not accepted): 1" in shown
     assert "Δ_Σ(candidates ∪ Σ) = 0.9;" in shown
     assert "Δ_Σ(Σ) = 1;" in shown and "Δ_Σ0(Σ) = 0.5;" in shown
+    main(["scope", "show", "k", "--json", "--db", db])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rounds"] == [["simplest_cut"], ["simplest_cut-mut-s5-0"]]
+    assert doc["covers"]["Δ_Σ(candidates ∪ Σ)"]["value"] == pytest.approx(0.9)
+    stopped = next(g for g in doc["games"] if g["name"] == "simplest_cut-mut-s6-1")
+    assert stopped["verdicts"]["decision"] == "stop" and stopped["gamma"] == 0.9
     main(["scope", "list", "--db", db])
     listed = capsys.readouterr().out
     assert "k" in listed and "done" in listed

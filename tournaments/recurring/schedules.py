@@ -203,7 +203,7 @@ def add_schedule(
     else:
         interval_trigger(float(every or 0), timezone)
     path = Path(file).expanduser().resolve()
-    config = load_tournament(path)
+    config = load_tournament(path, db=engine)  # a scope:NAME reads the schedule's database
     prepare_tournament(config, registry or Registry.load(), str(path))
     label = name or config.name
     if not replace and any(s.name == label for s in schedules(engine)):
