@@ -7,6 +7,7 @@ tournament is prepared (`tournaments.prepare`); it is never executed as Python.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,8 +42,12 @@ def _read(engine: Database, name: str) -> ScopeGames:
             f"The scope '{name}' in {describe(engine)} has no games yet; grow it with "
             f"`arena scope grow --name {name} --from GAME`."
         )
-    entries = [{"game": g.name, "name": g.name} for g in games]
-    return ScopeGames(entries, {g.name: (g.source, g.filename) for g in games})
+    names = Counter(g.name for g in games)
+    # a name two texts share (two parents' mutations alike named) gets its text's hash
+    labels = [g.name if names[g.name] == 1 else f"{g.name}-{g.sha256[:8]}" for g in games]
+    entries = [{"game": label, "name": label} for label in labels]
+    texts = {label: (g.source, g.filename) for label, g in zip(labels, games, strict=True)}
+    return ScopeGames(entries, texts)
 
 
 def scope_games(ref: str, db: DatabaseRef) -> ScopeGames:

@@ -83,3 +83,20 @@ async def test_unknown_scope_and_a_broken_stored_text(tmp_path: Path, grown: str
         await run_file(tournament(tmp_path, "k"), db=grown)
     assert "games[1](simplest_cut-mut-s2-3).game" in str(error.value)
     assert "imports are not allowed in XGL" in str(error.value)
+
+
+async def test_scope_games_sharing_a_name_get_distinct_labels(
+    tmp_path: Path, grown: str
+) -> None:
+    engine = Store.open(grown).engine
+    with engine.begin() as conn:
+        conn.execute(update(store.GAMES).values(name="same"))
+    games = store.accepted_games(engine, "k")
+    engine.dispose()
+    assert games is not None and len(games) >= 2
+    summary = await run_file(tournament(tmp_path, "k"), db=grown)
+    assert summary.errors == 0
+    engine = Store.open(grown).engine
+    played = {m.game for m in stored_matches(engine, "scoped", status=MATCH_DONE)}
+    engine.dispose()
+    assert played == {f"same-{g.sha256[:8]}" for g in games}
