@@ -49,8 +49,9 @@ PAGES = (
     ("views/tournaments.py", "Tournaments and schedules", "tournaments", ":material/event:"),
     ("views/games.py", "Games", "games", ":material/extension:"),
     ("views/transfer.py", "Transfer", "transfer", ":material/swap_horiz:"),
+    ("views/scopes.py", "Scopes", "scopes", ":material/account_tree:"),
 )
-TRANSFER_ONLY = PAGES[-1:]  # what a database without tournaments can still show
+GAME_SPACE_ONLY = PAGES[-2:]  # what a database without tournaments can still show
 ALL_JUDGES = "(all judges)"
 _INIT = "_filters_from_url"
 _FOLLOWED = "_filters_follow_match"  # the ?match= whose tournament the filter last took
@@ -193,10 +194,10 @@ def main() -> None:
     filters = sidebar_filters(url, watermark)
     shown: Sequence[tuple[str, str, str, str]] = PAGES
     if filters.tournament is None:
-        if not len(data.transfer_settings(engine)):
+        if not len(data.transfer_settings(engine)) and not len(data.scope_list(engine)):
             _stop_with(f"The database {url} holds no tournament yet. Run one into it "
                        "(`arena run FILE --db URL`, or `arena demo`), then reload.")
-        shown = TRANSFER_ONLY  # transfer results (`arena transfer`) but no tournament
+        shown = GAME_SPACE_ONLY  # transfer values or scopes, but no tournament
     set_current(Context(url, filters, watermark))
     _sync_url(filters)
     st.sidebar.text("Read-only view of " + _public(url))

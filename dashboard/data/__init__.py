@@ -57,6 +57,10 @@ from dashboard.data.replay import (
     comparable_matches,
     match_detail,
 )
+from dashboard.data.scopes import (
+    scope_list,
+    scope_view,
+)
 from dashboard.data.transfers import (
     transfer_settings,
     transfer_values,
@@ -96,6 +100,8 @@ __all__ = [
     "runs",
     "schedule_runs",
     "schedules",
+    "scope_list",
+    "scope_view",
     "scored_seats",
     "seat_rows",
     "snapshot_history",

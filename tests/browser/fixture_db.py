@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 from arena.storage import Store, sqlite_url
+from tests.storage.scope_rows import grow_example
 from tests.storage.transfer_rows import store_example
 from tests.tournaments import arena_fixtures as fx
 from tournaments.ratings.service import store_snapshot
@@ -75,6 +76,7 @@ def build(directory: Path) -> str:
     try:
         store_snapshot(store.engine, "browser")
         store_example(store.engine)  # the Transfer page, a hostile game name included
+        grow_example(store.engine)  # the Scopes page, likewise
     finally:
         store.close()
     return db

@@ -19,6 +19,7 @@ PAGES = {
     "views/tournaments.py": "Tournaments and schedules",
     "views/games.py": "Games",
     "views/transfer.py": "Transfer",
+    "views/scopes.py": "Scopes",
 }
 
 

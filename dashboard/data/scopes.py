@@ -1,0 +1,79 @@
+"""Scopes grown by Algorithm 1 (`arena scope grow`), as frames for the Scopes page: the list,
+one scope's archive, its rounds and its transfer covers. Read through `arena.storage.scopes`
+and `arena.storage.transfers` (the homes of those queries); the covers are computed by
+`arena.gamespace.scope_report`, as `arena scope show` does."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import Engine
+
+from arena.gamespace.scope_report import ScopeReport, archive_values, scope_report
+from arena.storage import scopes as stored
+from arena.storage import transfers
+
+ARCHIVE_COLUMNS = ["game", "round", "parent", "in scope", "gamma", "decision", "operator",
+                   "sha256"]
+
+
+def scope_list(engine: Engine) -> pd.DataFrame:
+    """Every scope, the most recently updated first: status, round, games, candidates."""
+    rows = [
+        {"scope": s.name, "status": s.status, "round": s.round, "games": s.games,
+         "candidates": s.candidates, "updated_at": s.updated_at}
+        for s in stored.summaries(engine)
+    ]
+    return pd.DataFrame(rows, columns=["scope", "status", "round", "games", "candidates",
+                                       "updated_at"])
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
+
+
+def scope_view(engine: Engine, name: str) -> dict[str, Any] | None:
+    """One scope: `params` (dict), `archive`, `rounds` and `covers` (frames) and `sources`
+    (game -> text, for showing a game's code); None when there is no such scope."""
+    found = stored.scope(engine, name)
+    if found is None:
+        return None
+    rows = stored.games(engine, found.id)
+    report: ScopeReport = scope_report(
+        rows, archive_values(rows, transfers.transfers(engine, found.setting_sha256))
+    )
+    archive = pd.DataFrame(
+        [
+            {"game": g.name, "round": g.round, "parent": g.parent or "",
+             "in scope": g.accepted, "gamma": _number(g.gamma),
+             "decision": str(g.verdicts.get("decision", "")),
+             "operator": str(g.lineage.get("operator", "")), "sha256": g.sha256[:12]}
+            for g in rows
+        ],
+        columns=ARCHIVE_COLUMNS,
+    )
+    rounds = pd.DataFrame(
+        [
+            {"step": "Σ_0" if k == 0 else f"Ω_{k - 1}", "games added": len(added),
+             "names": ", ".join(added)}
+            for k, added in enumerate(report.rounds)
+        ],
+        columns=["step", "games added", "names"],
+    )
+    covers = pd.DataFrame(
+        [
+            {"cover": label, "value": _number(c.value), "pairs measured": c.measured,
+             "pairs": c.pairs, "games with no measured value": len(c.uncovered)}
+            for label, c in report.covers.items()
+        ],
+        columns=["cover", "value", "pairs measured", "pairs", "games with no measured value"],
+    )
+    return {
+        "params": json.loads(found.params_json or "{}"), "status": found.status,
+        "round": found.round, "candidates": report.candidates, "weighed": report.weighed,
+        "archive": archive, "rounds": rounds, "covers": covers,
+        "sources": {g.name: g.source for g in rows},
+    }

@@ -1,0 +1,43 @@
+"""Scopes: the scopes grown by Algorithm 1 (`arena scope grow`), each with its rounds
+(Σ_0, then the games Ω_k each round added), its transfer covers and its whole archive,
+accepted and rejected candidates with their gamma and decision. Read uncached: a growing
+scope changes without a new match, which the cache keys on."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.cache import fresh
+
+st.title("Scopes")
+scopes = fresh("scope_list")
+if not len(scopes):
+    st.info("No scope grown yet. Grow one with arena scope grow \\-\\-name NAME \\-\\-from GAME "
+            "\\-\\-db URL, then reload; a tournament file plays it with games = \"scope:NAME\".")
+    st.stop()
+st.dataframe(scopes, hide_index=True, width="stretch")
+names = list(scopes["scope"])
+name = st.selectbox("Scope", names, key="s_scope")
+view = fresh("scope_view", name)
+if view is None:  # removed since the list was read
+    st.info("That scope is no longer in the database; reload.")
+    st.stop()
+st.text(f"status {view['status']}, round {view['round']}, {view['candidates']} candidate(s), "
+        f"{view['weighed']} weighed and not accepted")
+with st.expander("Parameters"):
+    st.json(view["params"])
+st.subheader("Rounds")
+st.dataframe(view["rounds"], hide_index=True, width="stretch")
+st.subheader("Transfer covers (Def. 45)")
+st.dataframe(view["covers"], hide_index=True, width="stretch")
+st.caption("Δ_Γ(Σ) = min over G in Σ of max over G' in Γ of V_G'(G), over the transfer values "
+           "the growth measured (V_G(G) = 1); a game with no measured value from Γ is counted "
+           "in the last column and left out of the minimum.")
+st.subheader("Archive")
+st.dataframe(view["archive"], hide_index=True, width="stretch")
+st.caption("in scope: an initial game or an accepted candidate; gamma: the largest transfer "
+           "value from a game of the scope to the candidate, when measured; decision: why the "
+           "growth kept it or stopped at it.")
+shown = st.selectbox("Show a game's code", list(view["sources"]), key="s_game")
+if shown is not None:
+    st.code(view["sources"][shown], language=None)
