@@ -5,19 +5,20 @@ and the schedule. Every problem found is reported at once, located by key path.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.lang.ast import Program
+from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame, load_game_ref, load_game_text
+from arena.redaction import redact
 from arena.registry import Registry
 from arena.specs import parse_spec
 from arena.storage.records import GameInfo, ParticipantInfo
 from tournaments.config import GameConfig, TournamentConfig
-from tournaments.config_errors import Problem, TournamentConfigError, key_path, redact
+from tournaments.config_errors import Problem, TournamentConfigError, key_path
 from tournaments.pairings import EVAL, GameSlot, MatchPlan, plan_matches
 from tournaments.plugin_problems import registry_problems
 
@@ -41,10 +42,6 @@ class PreparedTournament:
     participants: Mapping[str, ParticipantInfo]  # by name
     entrants: tuple[str, ...]
     plans: tuple[MatchPlan, ...]
-
-
-def _code_hash(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
 def _npcs(config: TournamentConfig, game: GameConfig, roles: tuple[str, ...]) -> dict[str, str]:
@@ -96,7 +93,7 @@ def _prepare_game(
                 game.npc,
             )
         )
-    source_hash = _code_hash(loaded.source)
+    source_hash = game_sha256(loaded.source)
     filename = Path(loaded.filename).name
     info = GameInfo(
         game.label, loaded.version, program.dialect, source_hash, loaded.source, filename

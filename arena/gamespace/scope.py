@@ -38,7 +38,6 @@ a rerun asks the sampler for it again.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -48,6 +47,7 @@ from typing import Any
 from arena.gamespace.oracle import Estimate, GameText, TransferOracle
 from arena.gamespace.pipeline import CandidateRecord, FilterPipeline
 from arena.gamespace.sampler import MetaSampler, Proposal
+from arena.lang.game_file import game_sha256
 from arena.storage import Database
 from arena.storage import scopes as store
 from arena.storage.scopes import ScopeGameRecord
@@ -99,10 +99,6 @@ class GrowthResult:
     @property
     def names(self) -> list[str]:
         return [*self.initial, *(n for r in self.rounds for n in r)]
-
-
-def text_sha256(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
 def _value(estimate: Estimate) -> float | None:
@@ -219,7 +215,7 @@ class ScopeGrowth:
         )
         records: dict[str, ScopeGameRecord] = {}
         for position, proposal in enumerate(proposals):
-            sha = text_sha256(proposal.source)
+            sha = game_sha256(proposal.source)
             draw = [parent.sha256, j, position]
             before = records.get(sha) or self.stored.get(sha)
             if before is None:
@@ -241,7 +237,7 @@ class ScopeGrowth:
         """Screen one proposal and ask the oracle about it (or read what a previous run
         stored); None when it does not reach the decision (dropped or seen before)."""
         self.candidates += 1
-        sha = text_sha256(proposal.source)
+        sha = game_sha256(proposal.source)
         if sha in self.seen:
             return None
         self.seen.add(sha)
@@ -323,7 +319,7 @@ class ScopeGrowth:
             self.stored[sha] = record
 
     def _add_initial(self, game: GameText) -> None:
-        sha = text_sha256(game.source)
+        sha = game_sha256(game.source)
         if sha in self.seen:
             return
         member = Member(game, sha, 0)
@@ -358,4 +354,4 @@ class ScopeGrowth:
         })
 
 
-__all__ = ["GrowthParams", "GrowthResult", "ScopeGrowth", "gamma_of", "text_sha256"]
+__all__ = ["GrowthParams", "GrowthResult", "ScopeGrowth", "gamma_of"]

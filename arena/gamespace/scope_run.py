@@ -21,6 +21,7 @@ from arena.gamespace.oracle import GameText, TransferOracle
 from arena.gamespace.pipeline import FilterPipeline, PipelineConfig
 from arena.gamespace.scope import GrowthParams, GrowthResult, Progress, ScopeGrowth
 from arena.gamespace.table_oracle import TableOracle
+from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame
 from arena.redaction import redact
 from arena.registry import Registry
@@ -105,7 +106,7 @@ def params_doc(request: GrowRequest) -> dict[str, Any]:
     return {
         **asdict(request.params), "sampler": redact(request.sampler), "judge": request.judge,
         "base": request.base, "oracle": request.oracle, "setting": setting,
-        "from": [hashlib.sha256(g.source.encode("utf-8")).hexdigest() for g in request.games],
+        "from": [game_sha256(g.source) for g in request.games],
     }
 
 

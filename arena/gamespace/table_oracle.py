@@ -15,7 +15,6 @@ source and target are the same game (Def. 37 gives V_G(G) = 1), else `default`; 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
+from arena.lang.game_file import game_sha256
 
 ONE = Estimate(1.0, 1.0, 1.0)
 EXAMPLE = '{"transfer": {"G1": {"G2": 0.4}}, "default": 0.0}'
@@ -94,7 +94,7 @@ class TableOracle:
 
     @staticmethod
     def _keys(game: GameText) -> tuple[str, str]:
-        return game.name, hashlib.sha256(game.source.encode("utf-8")).hexdigest()
+        return game.name, game_sha256(game.source)
 
     async def transfer(self, source: GameText, target: GameText) -> Estimate:
         """V_source(target) from the table (see the module doc for missing pairs)."""

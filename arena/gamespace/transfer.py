@@ -31,6 +31,7 @@ from arena.gamespace.evaluate import game_scores
 from arena.gamespace.finetune import FineTuneRequest
 from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
 from arena.gamespace.transfer_math import LEVEL, RESAMPLES, gain, transfer_value
+from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame, load_game_text
 from arena.protocols.judge import Judge
 from arena.redaction import redact
@@ -99,11 +100,6 @@ class TransferSetting:
                 f"Bootstrap settings out of range: resamples {self.resamples} (>= 100), "
                 f"level {self.level} (0.5 to 1). Use e.g. 2000 and 0.95."
             )
-
-
-def game_sha256(source: str) -> str:
-    """The key of a game in stored results: the sha256 of its text."""
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
 def loaded_from(game: GameText | LoadedGame) -> LoadedGame:

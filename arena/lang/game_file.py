@@ -4,12 +4,18 @@ single line of it could reach an error message or a terminal."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from arena.errors import ConfigError
 
 GAME_SUFFIXES = (".xgl", ".xent")
 MAX_GAME_FILE_BYTES = 16 * 1024 * 1024  # far above any real game; reading stays bounded
+
+
+def game_sha256(source: str) -> str:
+    """The key of a game's exact text (stored with matches, transfer values and scopes)."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
 def read_game_file(path: Path) -> str:

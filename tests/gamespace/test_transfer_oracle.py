@@ -18,9 +18,9 @@ from arena.gamespace.oracle import Estimate, GameText, TransferOracle
 from arena.gamespace.transfer import (
     TransferMatrix,
     TransferSetting,
-    game_sha256,
     open_oracle,
 )
+from arena.lang.game_file import game_sha256
 from arena.registry import Registry
 from arena.storage import Store
 from arena.storage import transfers as stored

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -24,6 +23,7 @@ from typing import Any
 
 from arena.errors import PermanentPlayerError, PlayerError
 from arena.events import Event
+from arena.lang.game_file import game_sha256
 from arena.lang.limits import ResourceLimits
 from arena.match_setup import LoadedGame, load_game_text
 from arena.runtime.maps import GameMap
@@ -88,7 +88,7 @@ def _game(text: GameText, digest: str) -> LoadedGame:
 
 def load_game(text: GameText) -> LoadedGame:
     """The game parsed once per worker process."""
-    return _game(text, hashlib.sha256(text.source.encode()).hexdigest())
+    return _game(text, game_sha256(text.source))
 
 
 class _EventSender:
