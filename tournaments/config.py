@@ -57,14 +57,13 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from arena.errors import ArenaError, did_you_mean
 from arena.lang.ast import Dialect
 from arena.lang.limits import LIMIT_NAMES, ResourceLimits
+from arena.redaction import is_secret_param, looks_like_key
 from arena.specs import NAME_RE, parse_spec
 from tournaments.config_errors import (
     Problem,
     TournamentConfigError,
     from_validation_error,
-    is_secret_param,
     key_path,
-    looks_like_key,
 )
 from tournaments.plugin_problems import JUDGE_STORIES, registry_problems
 from tournaments.scope_games import DatabaseRef, expand

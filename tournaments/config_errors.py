@@ -12,18 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from arena.errors import ConfigError, did_you_mean
-from arena.redaction import is_secret_param, looks_like_key, redact
-
-__all__ = [  # the redaction helpers live in arena.redaction; re-exported for callers here
-    "Problem",
-    "TournamentConfigError",
-    "from_validation_error",
-    "is_secret_param",
-    "key_path",
-    "looks_like_key",
-    "redact",
-    "value_at",
-]
+from arena.redaction import redact
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from arena.events import Event
 from arena.match_setup import LoadedGame
 from arena.protocols.judge import Judge
 from arena.protocols.story import StorySource
+from arena.redaction import redact
 from arena.registry import Registry
 from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig
@@ -48,7 +49,6 @@ from arena.storage import (
     queries,
 )
 from arena.storage.abandoned_runs import interrupt_abandoned_runs
-from tournaments.config_errors import redact
 from tournaments.live_reporter import LiveReporter
 from tournaments.match_task import EventHook, MatchContext, judge_backend, play_plan
 from tournaments.pairings import MatchPlan

@@ -14,12 +14,12 @@ from datetime import datetime
 from arena.events import Event
 from arena.match_setup import LoadedGame, SeatSpec, build_match
 from arena.protocols.judge import Judge
+from arena.redaction import redact
 from arena.registry import Registry
 from arena.runtime.maps import GameMap
 from arena.runtime.match import MatchConfig, MatchResult, SeatScore
 from arena.storage.records import MATCH_DONE, MATCH_ERROR, FinishedMatch, SeatResult
 from arena.storage.tables import utcnow
-from tournaments.config_errors import redact
 from tournaments.pairings import MatchPlan
 
 EventHook = Callable[[Event, str], None]  # (event, match key)

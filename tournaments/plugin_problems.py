@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
 from arena.lang.ast import DIALECTS
+from arena.redaction import redact
 from arena.specs import parse_spec
-from tournaments.config_errors import Problem, key_path, redact
+from tournaments.config_errors import Problem, key_path
 
 if TYPE_CHECKING:  # importing the registry and the game loader waits until a check runs
     from arena.registry import Registry

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from arena.errors import ArenaError
+from arena.redaction import redact
 from arena.registry import Registry
 from arena.runtime.seeds import derive_seed
 from arena.storage import Store
@@ -40,7 +41,6 @@ from arena.storage.schedule_runs import (
 from arena.storage.snapshots import ScheduleRecord, mark_schedule_run
 from arena.storage.tables import utcnow
 from tournaments.config import TournamentConfig, load_tournament
-from tournaments.config_errors import redact
 from tournaments.executor import RunSummary
 from tournaments.ratings.service import store_snapshot
 from tournaments.recurring.schedules import find_schedule, next_run_time
