@@ -125,25 +125,28 @@ def require_torch() -> tuple[Any, Any]:
     return torch, transformers
 
 
-_require_torch = require_torch  # the older private name (players.reinforce imports it)
+def read_model(settings: HFSettings) -> _Loaded:
+    """A fresh copy of the model and tokenizer for `settings`, in inference mode (no
+    dropout); `PlayerError` when they cannot be loaded."""
+    _torch, transformers = require_torch()
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(settings.model)
+        model = transformers.AutoModelForCausalLM.from_pretrained(settings.model)
+    except OSError as error:
+        raise PlayerError(
+            f"Cannot load model '{settings.model}' for the hf player: {error}. "
+            "Check the hub id or folder (and network access for hub ids)."
+        ) from None
+    model.to(settings.device).train(False)
+    return _Loaded(model, tokenizer, threading.Lock())
 
 
 def load_model(settings: HFSettings) -> _Loaded:
-    """The model and tokenizer for `settings`, loaded once per (model, device)."""
+    """The model and tokenizer for `settings`, loaded once per (model, device) and shared."""
     key = (settings.model, settings.device)
     with _CACHE_LOCK:
         if key not in _CACHE:
-            _torch, transformers = require_torch()
-            try:
-                tokenizer = transformers.AutoTokenizer.from_pretrained(settings.model)
-                model = transformers.AutoModelForCausalLM.from_pretrained(settings.model)
-            except OSError as error:
-                raise PlayerError(
-                    f"Cannot load model '{settings.model}' for the hf player: {error}. "
-                    "Check the hub id or folder (and network access for hub ids)."
-                ) from None
-            model.to(settings.device).train(False)  # inference mode: no dropout
-            _CACHE[key] = _Loaded(model, tokenizer, threading.Lock())
+            _CACHE[key] = read_model(settings)
         return _CACHE[key]
 
 

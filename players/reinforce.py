@@ -38,7 +38,6 @@ import asyncio
 import json
 import math
 import statistics
-import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -52,7 +51,7 @@ from arena.registry import Registry
 from arena.runtime.seeds import public_seed_key, seat_seed
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec, parse_spec
-from players.hf_player import HFSettings, _Loaded, _require_torch, parse_settings
+from players.hf_player import HFSettings, _Loaded, parse_settings, read_model, require_torch
 from players.policy_recorder import RecordedMove, RecordingHFPlayer, Segment
 
 FAIL_PENALTY = 1.0  # bits below the step's lowest reward for an answer that failed an ensure
@@ -152,7 +151,7 @@ class Reinforce:
         policy = replace(player, temperature=temperature, device=device)
         started = time.perf_counter()
         loaded = await asyncio.to_thread(_load_trainable, policy, request.seed)
-        torch, _ = _require_torch()
+        torch, _ = require_torch()
         optimiser = torch.optim.AdamW(
             loaded.model.parameters(), lr=s.lr, weight_decay=s.weight_decay
         )
@@ -223,14 +222,10 @@ def _check_request(request: FineTuneRequest) -> None:
 
 
 def _load_trainable(settings: HFSettings, seed: int) -> _Loaded:
-    """A private copy of the model (never the hf player's shared cache), ready to learn."""
-    torch, transformers = _require_torch()
-    torch.manual_seed(seed)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(settings.model)
-    model = transformers.AutoModelForCausalLM.from_pretrained(settings.model)
-    # No dropout: log p must be taken under the very policy that sampled the moves.
-    model.to(settings.device).train(False)
-    return _Loaded(model, tokenizer, threading.Lock())
+    """A private copy of the model (never the hf player's shared cache), ready to learn.
+    No dropout: log p must be taken under the very policy that sampled the moves."""
+    require_torch()[0].manual_seed(seed)
+    return read_model(settings)
 
 
 async def _play(
@@ -281,7 +276,7 @@ def _learn(
     temperature: float, history: list[float],
 ) -> list[float]:
     """One optimiser step on a batch of episodes; returns the elicits' rewards."""
-    torch, _ = _require_torch()
+    torch, _ = require_torch()
     moves = [m for e in batch for m in e.moves]
     raw = [r for e in batch for r in e.rewards]
     failed = [f for e in batch for f in e.failed]
