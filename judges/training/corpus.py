@@ -1,10 +1,11 @@
 """A deterministic procedural corpus of short stories for the bundled judge.
 
-Every story belongs to one theme (see `themes.py`) and uses part of the theme's vocabulary,
-so topically related words carry information about it. Training documents put prefix-like
-contexts before (and sometimes after) a story: bare word lists, tag lines, titles, notes and
-summaries, whose words are partly in the story and partly other words of its theme. That is
-the shape of an Xent game move, so short prefixes of 5-10 words become informative.
+Every story belongs to one theme (see `themes.py`; its characters: `characters.py`) and uses
+part of the theme's vocabulary, so topically related words carry information about it.
+Training documents put prefix-like contexts before (and sometimes after) a story: bare word
+lists, tag lines, titles, notes and summaries, whose words are partly in the story and
+partly other words of its theme. That is the shape of an Xent game move, so short prefixes
+of 5-10 words become informative.
 
 Whitespace convention, shared with the judge (dialect `xgl`): a document is segments joined
 by single spaces, on one line, with no leading or trailing space; the trainer tokenises it as
@@ -19,7 +20,8 @@ import re
 import string
 from dataclasses import dataclass
 
-from judges.training.themes import CHARACTERS, SEASONS, THEMES, TIMES, Character, Theme
+from judges.training.characters import CHARACTERS, SEASONS, TIMES, Character
+from judges.training.themes import THEMES, Theme
 
 TRAIN_SEED = 20240521
 HELDOUT_SEED = 977_131  # disjoint stream: held-out stories never come from the training seed

@@ -1,9 +1,9 @@
-"""The world of the bundled judge's story corpus: themes, their vocabulary, and characters.
+"""The world of the bundled judge's story corpus: themes and their vocabulary (the
+characters who live in it: `judges.training.characters`).
 
 Each theme owns a topical vocabulary (places, objects, creatures, adjectives, extra words)
 and sentences that use it, so a handful of a theme's words tells the judge which words a
-story will use. Characters recur across stories and lean towards a home theme, so their
-names carry information too. Every word listed in a theme is a lower-case single word.
+story will use. Every word listed in a theme is a lower-case single word.
 """
 
 from __future__ import annotations
@@ -32,18 +32,6 @@ class Theme:
         """Every topical word of the theme, in a fixed order, without repeats."""
         seq = self.places + self.objects + self.creatures + self.adjectives + self.words
         return tuple(dict.fromkeys(seq))
-
-
-@dataclass(frozen=True)
-class Character:
-    """A recurring character: name, pronouns, a short description and a home theme."""
-
-    name: str
-    pro: str  # she / he
-    pos: str  # her / his
-    obj: str  # her / him
-    kind: str  # "a young sailor"
-    home: str  # theme name
 
 
 def _t(*items: str) -> tuple[str, ...]:
@@ -582,33 +570,3 @@ THEMES: tuple[Theme, ...] = (
 )
 
 THEME_BY_NAME: dict[str, Theme] = {t.name: t for t in THEMES}
-
-
-def _c(name: str, pro: str, kind: str, home: str) -> Character:
-    pos, obj = ("her", "her") if pro == "she" else ("his", "him")
-    return Character(name, pro, pos, obj, kind, home)
-
-
-CHARACTERS: tuple[Character, ...] = (
-    _c("Mira", "she", "a young sailor", "sea"),
-    _c("Tomas", "he", "an old fisherman", "river"),
-    _c("Elin", "she", "a girl who loved the woods", "forest"),
-    _c("Bram", "he", "a quiet woodcutter", "forest"),
-    _c("Anya", "she", "a brave climber", "mountain"),
-    _c("Otto", "he", "a boy with red mittens", "snow"),
-    _c("Rosa", "she", "a patient gardener", "garden"),
-    _c("Samir", "he", "a cheerful merchant", "market"),
-    _c("Leo", "he", "a young knight", "castle"),
-    _c("Ada", "she", "a curious librarian", "library"),
-    _c("Nell", "she", "a baker with floury hands", "bakery"),
-    _c("Finn", "he", "a farmer's son", "farm"),
-    _c("Vega", "she", "a girl who counted stars", "stars"),
-    _c("Kofi", "he", "a camel driver", "desert"),
-    _c("Lila", "she", "a singer with a clear voice", "music"),
-    _c("Gus", "he", "a clever inventor", "workshop"),
-    _c("Pip", "he", "a small clown", "circus"),
-    _c("Juno", "she", "an acrobat", "circus"),
-)
-
-SEASONS: tuple[str, ...] = ("spring", "summer", "autumn", "winter")
-TIMES: tuple[str, ...] = ("early", "grey", "bright", "cold", "warm", "quiet", "windy")
