@@ -54,7 +54,9 @@ def transfer_values(engine: Engine, setting_sha256: str) -> pd.DataFrame:
         row = asdict(v)
         for key in ("setting_sha256", "scores_before", "scores_after", "created_at"):
             row.pop(key)
+        # the games' keys last and short, as on the verdicts table: the numbers come first
+        row["source_sha256"], row["target_sha256"] = v.source_sha256[:12], v.target_sha256[:12]
         rows.append(row)
-    columns = ["source", "source_sha256", "target", "target_sha256", "value", "low", "high",
-               "target_before", "target_after", "reason"]
+    columns = ["source", "target", "value", "low", "high", "target_before", "target_after",
+               "reason", "source_sha256", "target_sha256"]
     return pd.DataFrame(rows, columns=columns)

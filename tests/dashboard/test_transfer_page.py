@@ -28,6 +28,7 @@ def test_the_matrix_shows_values_intervals_and_undefined_cells(open_app: OpenApp
     assert set(matrix.loc["flat"]) == {"undefined"}
     values = at.dataframe[2].value
     assert len(values) == 9 and values["value"].isna().sum() == 3
+    assert list(values.columns)[:5] == ["source", "target", "value", "low", "high"]
     assert not at.markdown or all(HOSTILE_GAME not in m.value for m in at.markdown)
 
 
