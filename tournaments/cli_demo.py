@@ -10,7 +10,8 @@ from typing import Annotated
 import typer
 
 from arena.registry import Registry
-from tournaments.demo import demo_config, demo_db_url, run_demo
+from arena.storage import default_db_url
+from tournaments.demo import demo_config, run_demo
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
@@ -18,8 +19,8 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 @app.command("demo")
 def demo_command(
     db: Annotated[
-        str | None, typer.Option("--db", help="SQLAlchemy URL (default: demo.db in the user "
-                                 "data dir).")
+        str | None, typer.Option("--db", help="SQLAlchemy URL (default: the database every "
+                                 "command reads: $XENT_ARENA_DB or the user data dir).")
     ] = None,
     judge: Annotated[str, typer.Option(help="Judge spec, e.g. bundled or ngram.")] = "bundled",
     maps: Annotated[int | None, typer.Option(min=1, help="Maps per game.")] = None,
@@ -38,7 +39,7 @@ def demo_command(
     config = demo_config(
         judge=judge, maps=maps, rounds=rounds, budget=budget, seed=seed, without=without or ()
     )
-    url = db or demo_db_url()
+    url = db or default_db_url()
     registry = Registry.load()
     typer.echo(
         f"demo: {len(config.games)} games x {config.maps} map(s), participants "
@@ -48,7 +49,7 @@ def demo_command(
     )
     report = asyncio.run(
         run_demo(
-            config, url, registry=registry, concurrency=concurrency,
+            config, db, registry=registry, concurrency=concurrency,
             progress=progress and sys.stderr.isatty(),
         )
     )

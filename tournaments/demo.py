@@ -5,8 +5,10 @@ The tournament is `tournaments/demo.toml` (package data): the bundled judge, thr
 games (one of them imperfect-information with two players), the built-in `random`, `hf`
 (on the bundled model) and `search` players, in eval mode against a random NPC. It runs on
 CPU without network or API key. Options shrink or swap parts of it (e.g. `--judge ngram
---without hf-bundled` needs no torch). It writes to its own database (the user data dir's
-`demo.db`, or `--db`); running it again resumes, and `--seed` plays new maps.
+--without hf-bundled` needs no torch). It writes to the default database every other command
+reads (`$XENT_ARENA_DB`, else the user data dir's `arena.db`; or `--db`), so `arena demo`
+then `arena dashboard` shows it with no option. Like `arena run` it stores rating snapshots
+(during the run and at its end). Running it again resumes; `--seed` plays new maps.
 """
 
 from __future__ import annotations
@@ -18,26 +20,15 @@ import time
 import tomllib
 from collections.abc import Sequence
 from importlib.resources import files
-from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError, UnknownNameError
 from arena.registry import Registry
 from arena.storage import Store
-from arena.storage.engine import APP_NAME, sqlite_url
 from tournaments.config import TournamentConfig, parse_tournament
 
 DEMO_RESOURCE = "demo.toml"
 SEARCH = "search"
-
-def demo_db_url() -> str:
-    """``sqlite:///<user data dir>/demo.db`` (directory created): apart from arena.db."""
-    from platformdirs import user_data_dir
-
-    directory = Path(user_data_dir(APP_NAME))
-    directory.mkdir(parents=True, exist_ok=True)
-    return sqlite_url(directory / "demo.db")
-
 
 def demo_config(
     *,
@@ -72,12 +63,17 @@ def demo_config(
     return parse_tournament(data, f"the demo tournament ({DEMO_RESOURCE})")
 
 
-def dashboard_hint(db: str) -> str:
-    """The exact command that opens the dashboard on the demo's database (and how to get
-    Streamlit when it is missing)."""
+def db_option(db: str | None) -> str:
+    """` --db URL` for a database other than the default one, else nothing."""
+    return "" if db is None else f" --db {shlex.quote(db)}"
+
+
+def dashboard_hint(db: str | None) -> str:
+    """The exact command that opens the dashboard on the demo's database (None: the default
+    one, so no option), and how to get Streamlit when it is missing."""
     from tournaments.dashboard_cli import EXTRA
 
-    command = f"Dashboard: arena dashboard --db {shlex.quote(db)}"
+    command = f"Dashboard: arena dashboard{db_option(db)}"
     if importlib.util.find_spec("streamlit") is None:
         return f"{command}   (first: pip install '{EXTRA}')"
     return command
@@ -85,14 +81,16 @@ def dashboard_hint(db: str) -> str:
 
 async def run_demo(
     config: TournamentConfig,
-    db: str,
+    db: str | None,
     *,
     registry: Registry,
     concurrency: int | None = None,
     progress: bool = False,
 ) -> str:
-    """Play the demo into `db`; returns the report: counts, leaderboard, where to look."""
+    """Play the demo into `db` (None: the default database) storing rating snapshots as
+    `arena run` does; returns the report: counts, leaderboard, where to look."""
     from tournaments.ratings.leaderboard_text import leaderboard_text
+    from tournaments.ratings.run_snapshots import NO_SNAPSHOT
     from tournaments.run_config import play_config
 
     started = time.perf_counter()
@@ -100,7 +98,7 @@ async def run_demo(
     try:
         summary = await play_config(
             config, store, registry, concurrency=concurrency, progress=progress,
-            source="the demo tournament",
+            source="the demo tournament", snapshots=True,
         )
         board = await asyncio.to_thread(leaderboard_text, store.engine, [config.name])
     finally:
@@ -114,6 +112,7 @@ async def run_demo(
         "",
         board,
         "",
-        f"Matches: arena matches --tournament {config.name} --db {db}",
+        *(f"note: {note}" for note in summary.notes if note.startswith(NO_SNAPSHOT)),
+        f"Matches: arena matches --tournament {config.name}{db_option(db)}",
         dashboard_hint(db),
     ])

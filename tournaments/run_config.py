@@ -5,9 +5,9 @@ sizes). `arena run`, the scheduler and the demo all go through `play_config`."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
-from arena.errors import ArenaError
 from arena.registry import Registry
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
@@ -16,6 +16,7 @@ from tournaments.executor import RunSummary
 from tournaments.executors.base import create_executor
 from tournaments.prepare import PreparedTournament, prepare_tournament
 from tournaments.ratings.informative import uninformative_roles
+from tournaments.ratings.run_snapshots import EVERY_S, SnapshotTicker, store_final_snapshot
 from tournaments.records_from_store import records_from_store
 
 
@@ -28,16 +29,27 @@ async def play_config(
     progress: bool = False,
     source: str = "tournament file",
     prepared: PreparedTournament | None = None,
+    snapshots: bool = False,
+    snapshot_every_s: float = EVERY_S,
 ) -> RunSummary:
     """Check `config` against `registry` (unless `prepared` is the result of that), then
-    play its pending matches into `store` with the executor the config names."""
+    play its pending matches into `store` with the executor the config names. With
+    `snapshots`, store rating snapshots during the run (every `snapshot_every_s` at most)
+    and after it (`tournaments.ratings.run_snapshots`)."""
     if prepared is None:
         prepared = await asyncio.to_thread(prepare_tournament, config, registry, source)
     executor = create_executor(registry, config.executor)
-    summary = await executor.run(
-        prepared, registry=registry, store=store, concurrency=concurrency, progress=progress
-    )
+    snapshots = snapshots and not store.read_only
+    ticker = SnapshotTicker(store, config.name, snapshot_every_s) if snapshots else None
+    async with ticker or contextlib.nullcontext():
+        summary = await executor.run(
+            prepared, registry=registry, store=store, concurrency=concurrency, progress=progress
+        )
     notes = await asyncio.to_thread(run_notes, store, config.name)
+    if snapshots:
+        notes += await asyncio.to_thread(
+            store_final_snapshot, store, config.name, summary.run_id
+        )
     summary.notes = notes
     return summary
 
@@ -73,9 +85,10 @@ async def run_file(
     snapshot: bool = False,
     executor: str | None = None,
     ray_address: str | None = None,
+    snapshot_every_s: float = EVERY_S,
 ) -> RunSummary:
     """Load, check and run a tournament file into the database `db`; with `snapshot`, store
-    the tournament's ratings after the run (`tournaments.ratings.service.store_snapshot`).
+    the tournament's ratings during the run and after it (`play_config`).
     `executor` and `ray_address` override the file's `executor` and `[ray] address`."""
     registry = registry or Registry.load()
     config = with_executor(load_tournament(path, registry, db), executor, ray_address)
@@ -84,24 +97,10 @@ async def run_file(
     prepared = await asyncio.to_thread(prepare_tournament, config, registry, str(path))
     store = Store.open(db)
     try:
-        summary = await play_config(
+        return await play_config(
             config, store, registry, concurrency=concurrency, progress=progress,
-            source=str(path), prepared=prepared,
+            source=str(path), prepared=prepared, snapshots=snapshot,
+            snapshot_every_s=snapshot_every_s,
         )
-        if snapshot and not store.read_only:
-            failed = await asyncio.to_thread(_store_snapshot, store, config.name, summary.run_id)
-            summary.notes = summary.notes + failed
-        return summary
     finally:
         store.close()
-
-
-def _store_snapshot(store: Store, tournament: str, run_id: int) -> tuple[str, ...]:
-    """Ratings over every match stored so far; a failure is a note, the run still counts."""
-    from tournaments.ratings.service import store_snapshot
-
-    try:
-        store_snapshot(store.engine, tournament, run_id=run_id)
-    except ArenaError as error:
-        return (f"no rating snapshot for this run: {error}",)
-    return ()

@@ -54,7 +54,8 @@ def _sqlite(parsed: URL) -> Engine:
         what = "is a folder" if path.is_dir() else "does not exist"
         raise StorageError(
             f"No arena database at {path}: the file {what}. Pass the file a tournament was "
-            "run into with --db (or set XENT_ARENA_DB), or create one with `arena demo`."
+            "run into with --db (or set XENT_ARENA_DB), or create one with `arena demo` "
+            "(the default database; `arena demo --db URL` for another)."
         )
     with path.open("rb") as handle:
         head = handle.read(len(SQLITE_HEADER))

@@ -17,6 +17,7 @@ from arena.registry import Registry
 from arena.runtime.match import active_players
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
+from arena.storage.snapshots import rating_snapshots
 from tournaments.demo import dashboard_hint, demo_config
 from tournaments.prepare import prepare_tournament
 
@@ -66,6 +67,7 @@ def test_demo_options_shrink_and_swap_parts() -> None:
 
 def test_the_dashboard_hint() -> None:
     assert "dashboard" in Registry.load().command_names()
+    assert dashboard_hint(None) == "Dashboard: arena dashboard"  # the default database
     assert dashboard_hint("sqlite:///x.db") == "Dashboard: arena dashboard --db sqlite:///x.db"
     assert dashboard_hint("sqlite:///my dir/x.db") == "Dashboard: arena dashboard --db 'sqlite:///my dir/x.db'"
 
@@ -85,7 +87,12 @@ def test_a_tiny_demo_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     assert lines[-1] == f"Dashboard: arena dashboard --db {db}"
     store = Store.open(db)
     matches = stored_matches(store.engine, "demo")
+    snapshots = rating_snapshots(store.engine, "demo")
     store.close()
+    # Like `arena run`, the demo stores a rating snapshot: the dashboard's Leaderboard and
+    # Ratings over time have something to show right after it (issue 18, item 1).
+    assert snapshots and snapshots[0].payload["matches"] == 8
+    assert {r["participant"] for r in snapshots[0].payload["rows"]} == {"search", "random"}
     assert {m.game for m in matches} == {"condense", "reverse_prompt", "describe_to_partner"}
     two = [m for m in matches if m.game == "describe_to_partner"]
     assert all(len(m.seats) == 2 and sum(s.main for s in m.seats) == 1 for m in two)
@@ -100,6 +107,31 @@ def test_a_tiny_demo_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     )
     again = arena(*tiny)
     assert again.returncode == 0 and "0 match(es) played now, 8 already stored" in again.stdout
+
+
+def test_the_demo_writes_the_default_database_the_dashboard_reads(tmp_path: Path) -> None:
+    """Issue 18, item 4: `arena demo` then `arena dashboard` (no option) show the same
+    database; every command the demo suggests exists and names no --db."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env.pop("XENT_ARENA_DB", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "demo", "--judge", "ngram", "--without",
+         "hf-bundled", "--without", "search", "--maps", "1", "--rounds", "1", "--no-progress"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    default = tmp_path / "data" / "xent-arena" / "arena.db"
+    assert default.is_file() and not (default.parent / "demo.db").exists()
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1] == "Dashboard: arena dashboard"
+    assert "Matches: arena matches --tournament demo" in lines
+    ratings = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "ratings", "--tournament", "demo"], cwd=ROOT,
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert ratings.returncode == 0, ratings.stderr
+    assert any(line.split()[:3] == ["rank", "participant", "rating"]
+               for line in ratings.stdout.splitlines())
 
 
 @pytest.mark.slow
