@@ -64,11 +64,30 @@ class RewardTerm(BaseModel):
     total: float = Field(description="coefficient * sum(bits)")
 
 
+class SeatRewardTerm(BaseModel):
+    """One term of a reward as the rewarded seat received it (`arena.runtime.feedback`):
+    per-token values only over text it saw, the terms over hidden text as one rounded total
+    with no tokens (`hidden`). Stored so a replay "as the seat" shows exactly this."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    coefficient: int
+    tokens: list[str]
+    bits: list[float]
+    total: float
+    hidden: bool = False
+
+
 class Reward(_Event):
     type: Literal["reward"] = "reward"
     total: float = Field(description="bits received by `player`")
     terms: list[RewardTerm]
     mirrored: bool = Field(default=False, description="zero-sum mirror of the partner's reward")
+    seat_view: list[SeatRewardTerm] | None = Field(
+        default=None,
+        description="the terms as `player` received them (None: stored before seat views)",
+    )
 
 
 class FailedEnsure(_Event):
