@@ -7,9 +7,18 @@ import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from arena.redaction import redact
+
 
 class ArenaError(Exception):
-    """Base of every error the arena raises on purpose."""
+    """Base of every error the arena raises on purpose. Its message is redacted
+    (`arena.redaction`): messages quote specs and URLs, which may hold credentials, and
+    they reach consoles, logs and stored events."""
+
+    def __init__(self, *args: object) -> None:
+        if args and isinstance(args[0], str):
+            args = (redact(args[0]), *args[1:])
+        super().__init__(*args)
 
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:

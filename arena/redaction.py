@@ -7,7 +7,10 @@ provider's API key, and the user:password part of a URL all become ***.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
 _SECRET_PARAM = re.compile(r"(api[_-]?key|secret|token|passw(or)?d|auth)$", re.IGNORECASE)
 _KEY_LIKE = re.compile(
@@ -38,3 +41,36 @@ def redact(text: str) -> str:
 
     text = _URL_USER.sub(r"\1***\3", text)
     return _KEY_LIKE.sub("***", _PARAM.sub(param, text))
+
+
+def redact_params(params: Mapping[str, str]) -> dict[str, str]:
+    """Spec parameters as they may be stored or shown: a secret parameter's value and the
+    credentials in any value (a URL's user:password, a key-like token) become ***."""
+    return {
+        name: "***" if is_secret_param(name) else redact(value) for name, value in params.items()
+    }
+
+
+# A string can only need redaction when it holds one of these; most event texts (moves,
+# token lists) hold none, so the full rules run rarely.
+_MAYBE_SECRET = re.compile(r"=|@|%40|sk[-_]|AIza|hf_|gh[pousr]_|xox[abp]-")
+
+
+def redact_tree(value: Any) -> Any:
+    """`value` (JSON-like: dicts, lists, strings, numbers) with `redact` applied to every
+    string in it, keys included; what a record goes through before it is stored."""
+    if isinstance(value, str):
+        return redact(value) if _MAYBE_SECRET.search(value) else value
+    if isinstance(value, dict):
+        return {redact_tree(k): redact_tree(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_tree(v) for v in value]
+    return value
+
+
+def redact_json(text: str) -> str:
+    """A JSON document with every string in it redacted (unchanged when nothing in it can
+    be a secret, the common case, so stored events keep their exact text)."""
+    if not _MAYBE_SECRET.search(text):
+        return text
+    return json.dumps(redact_tree(json.loads(text)), ensure_ascii=False, separators=(",", ":"))

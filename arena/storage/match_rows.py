@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from arena.redaction import redact_json
 from arena.storage import tables as t
 from arena.storage.records import MATCH_DONE, FinishedMatch
 
@@ -114,7 +115,7 @@ def insert_matches(conn: Connection, matches: Sequence[FinishedMatch]) -> list[b
                     "seq": seq,
                     "round": e.round,
                     "type": e.type,
-                    "payload": e.model_dump_json(),
+                    "payload": redact_json(e.model_dump_json()),
                 }
             )
             if e.type == "round_finished":

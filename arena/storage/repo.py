@@ -19,6 +19,7 @@ from sqlalchemy import Engine, Select, Table, and_, bindparam, select
 from sqlalchemy.engine import Connection, CursorResult
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from arena.redaction import redact, redact_params
 from arena.storage import tables as t
 from arena.storage.engine import (
     StorageError,
@@ -145,11 +146,14 @@ class Store:
             (
                 {
                     "name": info.name,
-                    "spec": info.spec,
+                    "spec": redact(info.spec),
                     "plugin": info.plugin,
                     "plugin_version": info.plugin_version,
                 },
-                {"model": info.model, "params_json": json.dumps(dict(info.params), sort_keys=True)},
+                {
+                    "model": info.model,
+                    "params_json": json.dumps(redact_params(info.params), sort_keys=True),
+                },
             )
             for info in infos
         ]
