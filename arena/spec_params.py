@@ -9,13 +9,17 @@ friends, knowing they are well-formed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from arena.errors import ConfigError, did_you_mean
-from arena.specs import Spec
+from arena.specs import Spec, shorten
 
 ParamType = Literal["int", "float", "bool", "str"]
+# The largest integer a parameter takes when its declaration names no maximum: what a
+# 64-bit column stores, far beyond any count, seed or port a spec needs.
+INT_MAXIMUM: Final = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -47,9 +51,21 @@ class Param:
             least = None if self.minimum is None else int(self.minimum)
             example = self.default if isinstance(self.default, int) else least or 1
             value = spec.int_param(self.name, example, minimum=least)
-        elif self.type == "float":
+            most = INT_MAXIMUM if self.maximum is None else int(self.maximum)
+            if value > most:
+                raise ConfigError(
+                    f"Parameter '{self.name}' of {kind} '{shorten(spec.raw)}' must be <= "
+                    f"{most}, got {shorten(str(value))}. Write e.g. {self.name}={most}."
+                )
+            return
+        if self.type == "float":
             number = self.default if isinstance(self.default, float | int) else 1.0
             value = spec.float_param(self.name, float(number))
+            if not math.isfinite(value):
+                raise ConfigError(
+                    f"Parameter '{self.name}' of {kind} '{shorten(spec.raw)}' must be a finite "
+                    f"number, got {spec.params[self.name]!r}. Write e.g. {self.name}={number}."
+                )
             if self.minimum is not None and value < self.minimum:
                 raise ConfigError(
                     f"Parameter '{self.name}' of {kind} '{spec.raw}' must be >= "

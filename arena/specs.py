@@ -32,6 +32,11 @@ def _error(text: str, col: int, width: int, problem: str, fix: str) -> ConfigErr
     return ConfigError(f"Bad spec '{text}': {problem}\n    {text}\n    {caret}\n{fix}")
 
 
+
+def shorten(text: str, keep: int = 80) -> str:
+    """`text`, or its start and length when long: a 5 000-digit value is not echoed whole."""
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(text):,} characters)"
+
 @dataclass(frozen=True)
 class Spec:
     """A parsed spec string. `params` is read-only; `raw` is the text as written."""
@@ -67,8 +72,11 @@ class Spec:
                     f"{did_you_mean(key, allowed)} Remove it or use one of those."
                 )
 
-    def int_param(self, key: str, default: int, *, minimum: int | None = None) -> int:
-        """The integer parameter `key` (or `default`), checked against `minimum`."""
+    def int_param(
+        self, key: str, default: int, *, minimum: int | None = None, maximum: int | None = None
+    ) -> int:
+        """The integer parameter `key` (or `default`), checked against `minimum` and
+        `maximum` (a count that sizes work must have one)."""
         text = self.params.get(key)
         if text is None:
             return default
@@ -76,13 +84,18 @@ class Spec:
             value = int(text.strip())
         except ValueError:
             raise ConfigError(
-                f"Parameter '{key}' of '{self.raw}' must be an integer, got {text!r}. "
-                f"Write e.g. {key}={default}."
+                f"Parameter '{key}' of '{shorten(self.raw)}' must be an integer, got "
+                f"{shorten(repr(text))}. Write e.g. {key}={default}."
             ) from None
         if minimum is not None and value < minimum:
             raise ConfigError(
-                f"Parameter '{key}' of '{self.raw}' must be >= {minimum}, got {value}. "
-                f"Write e.g. {key}={max(default, minimum)}."
+                f"Parameter '{key}' of '{shorten(self.raw)}' must be >= {minimum}, got "
+                f"{shorten(str(value))}. Write e.g. {key}={max(default, minimum)}."
+            )
+        if maximum is not None and value > maximum:
+            raise ConfigError(
+                f"Parameter '{key}' of '{shorten(self.raw)}' must be <= {maximum}, got "
+                f"{shorten(str(value))}. Write e.g. {key}={min(default, maximum) or maximum}."
             )
         return value
 
@@ -95,8 +108,8 @@ class Spec:
             return float(text.strip())
         except ValueError:
             raise ConfigError(
-                f"Parameter '{key}' of '{self.raw}' must be a number, got {text!r}. "
-                f"Write e.g. {key}={default}."
+                f"Parameter '{key}' of '{shorten(self.raw)}' must be a number, got "
+                f"{shorten(repr(text))}. Write e.g. {key}={default}."
             ) from None
 
     def bool_param(self, key: str, default: bool) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.hookspecs import hookimpl
+from arena.lang.limits import MOVE_WORDS_CEILING
 from arena.plugin_types import PlayerContext, PlayerEntry, PlayerFactory, SamplerEntry
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
@@ -22,7 +23,7 @@ from players.random_words import create_random_player
 from players.remote_player import SPEC_PARAMS as REMOTE_PARAMS
 from players.remote_player import create_remote_player
 from players.scripted import create_scripted_player
-from players.search_player import check_search_spec, create_search_player
+from players.search_player import MAX_BEAM, MAX_BUDGET, check_search_spec, create_search_player
 
 
 def _by_building(factory: PlayerFactory) -> Callable[[Spec], object]:
@@ -40,7 +41,8 @@ def arena_players() -> list[PlayerEntry]:
             "Seeded random English words (a baseline).",
             check=_by_building(create_random_player),
             params=SpecParams(params=(
-                Param("words", "int", help="words per move (default: 1..max_len)", minimum=1),
+                Param("words", "int", help="words per move (default: 1..max_len)", minimum=1,
+                      maximum=MOVE_WORDS_CEILING),
                 Param("seed", "int", 0, "extra seed"),
             )),
         ),
@@ -75,8 +77,10 @@ def arena_players() -> list[PlayerEntry]:
             "Judge-guided beam search over word sequences (a strong baseline).",
             check=check_search_spec,
             params=SpecParams(params=(
-                Param("budget", "int", 64, "simulations per move", minimum=1),
-                Param("beam", "int", 4, "candidates kept per generation", minimum=1),
+                Param("budget", "int", 64, "simulations per move", minimum=1,
+                      maximum=MAX_BUDGET),
+                Param("beam", "int", 4, "candidates kept per generation", minimum=1,
+                      maximum=MAX_BEAM),
                 Param("seed", "int", 0, "extra seed"),
                 Param("vocab", "str", help="extra candidate words, comma-separated"),
             )),

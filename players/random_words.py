@@ -9,11 +9,13 @@ the round: as an NPC it answers the same request the same way in every round.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
 from collections.abc import Mapping
 
 from arena.errors import ConfigError
+from arena.lang.limits import MOVE_WORDS_CEILING
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.specs import Spec
@@ -72,11 +74,17 @@ class RandomWordsPlayer:
                 self._seed, self._role, request.seed, request.line, request.attempt, register,
             )
         )
-        count = self._words if self._words is not None else rng.randint(1, max(1, request.max_len))
-        return " ".join(rng.choice(WORDS) for _ in range(count))
+        # Capped before anything is built: max_len comes from the game (or a remote arena).
+        longest = min(max(1, request.max_len), MOVE_WORDS_CEILING)
+        count = self._words if self._words is not None else rng.randint(1, longest)
+        return " ".join(rng.choice(WORDS) for _ in range(min(count, MOVE_WORDS_CEILING)))
+
+    def _all(self, request: MoveRequest) -> dict[str, str]:
+        return {register: self._one(request, register) for register in request.registers}
 
     async def move(self, request: MoveRequest) -> Mapping[str, str]:
-        return {register: self._one(request, register) for register in request.registers}
+        # In a worker thread: the event loop keeps serving timeouts, signals and other seats.
+        return await asyncio.to_thread(self._all, request)
 
 
 def create_random_player(spec: Spec, ctx: PlayerContext) -> RandomWordsPlayer:
@@ -87,7 +95,10 @@ def create_random_player(spec: Spec, ctx: PlayerContext) -> RandomWordsPlayer:
             f"Player spec '{spec.raw}': 'random' takes no ':' argument. "
             "Write e.g. 'random?words=5&seed=1'."
         )
-    words = spec.int_param("words", 0, minimum=1) if "words" in spec.params else None
+    words = (
+        spec.int_param("words", 0, minimum=1, maximum=MOVE_WORDS_CEILING)
+        if "words" in spec.params else None
+    )
     extra = spec.int_param("seed", 0)
     return RandomWordsPlayer(
         words=words, seed=move_seed(ctx.seed, extra), role=ctx.role, name=spec.raw

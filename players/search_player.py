@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from arena.errors import ArenaError, ConfigError, PlayerError
 from arena.lang import ast
 from arena.lang.ast import Program
-from arena.lang.limits import admitting
+from arena.lang.limits import MOVE_WORDS_CEILING, admitting
 from arena.lang.loader import load_game
 from arena.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
@@ -48,6 +48,8 @@ PARAMS = ("budget", "beam", "seed", "vocab")
 _WORD = re.compile(r"[A-Za-z0-9']+")
 _STEM_MIN = 5  # words at least this long also contribute stems (minus 1 and 2 chars)
 _MAX_SEEN = 400  # cap on vocabulary taken from visible texts, to bound mutation cost
+MAX_BUDGET = 100_000  # simulations per move: far beyond any useful search, bounded work
+MAX_BEAM = 1_000  # candidates per generation; 2 x beam initial candidates are built
 
 
 @dataclass(frozen=True)
@@ -181,9 +183,11 @@ class SearchPlayer:
     async def move(self, request: MoveRequest) -> Mapping[str, str]:
         if request.max_len <= 0 or not request.registers:
             return dict.fromkeys(request.registers, "")
-        program = self._program(request.game)
+        # CPU work (parsing, vocabulary, candidates) runs in a worker thread so that the
+        # event loop keeps serving the move timeout, signals and the other seats.
+        program = await asyncio.to_thread(self._program, request.game)
         evaluator = _Evaluator(program, request, self._judge, self._budget)
-        seen, common = build_vocabulary(request, program, self._extra)
+        seen, common = await asyncio.to_thread(build_vocabulary, request, program, self._extra)
         # Registers not optimised yet start from the previous move (or empty), not a guess.
         best = {r: _previous_move(request, r) for r in request.registers}
         for index, register in enumerate(request.registers):
@@ -218,7 +222,8 @@ class _RegisterSearch:
     ) -> None:
         self.ev, self.register, self.fixed, self.rng = evaluator, register, fixed, rng
         self.seen, self.common, self.beam = seen, common, beam
-        self.max_words = max(1, evaluator.request.max_len)
+        # Capped before anything is built: max_len comes from the game (or a remote arena).
+        self.max_words = min(max(1, evaluator.request.max_len), MOVE_WORDS_CEILING)
 
     def _word(self) -> str:
         pool = self.seen if self.seen and self.rng.random() < 0.5 else self.common
@@ -266,6 +271,12 @@ class _RegisterSearch:
             w[self.rng.randrange(len(w))] = self._word()
         return tuple(w)
 
+    def _children(self, beam: list[Scored]) -> list[tuple[str, ...]]:
+        """Two mutations of each beam member (sequential: the seeded draws stay in order)."""
+        return [
+            self._mutate(parent.words, parent.result.feasible) for parent in beam for _ in range(2)
+        ]
+
     async def _score(self, candidates: list[tuple[str, ...]]) -> list[Scored]:
         texts = await self.ev.cut([" ".join(c) for c in candidates])
         results = await self.ev.evaluate(self.register, self.fixed, texts)
@@ -279,15 +290,11 @@ class _RegisterSearch:
     async def run(self, share: int) -> str:
         """Search with at most `share` evaluations; return the best text found."""
         reserve = self.ev.left - share
-        pool = await self._score(self._initial()[: max(1, share)])
+        pool = await self._score((await asyncio.to_thread(self._initial))[: max(1, share)])
         stale = 0
         while self.ev.left > reserve and stale < 3:
             beam = _top(pool, self.beam)
-            children = [
-                self._mutate(parent.words, parent.result.feasible)
-                for parent in beam
-                for _ in range(2)
-            ]
+            children = await asyncio.to_thread(self._children, beam)
             spent = self.ev.left
             scored = await self._score(children)
             stale = stale + 1 if self.ev.left == spent else 0  # only repeats: try again
@@ -318,8 +325,8 @@ def check_search_spec(spec: Spec) -> tuple[int, int, int]:
             "Write e.g. 'search?budget=64&beam=4'."
         )
     return (
-        spec.int_param("budget", 64, minimum=1),
-        spec.int_param("beam", 4, minimum=1),
+        spec.int_param("budget", 64, minimum=1, maximum=MAX_BUDGET),
+        spec.int_param("beam", 4, minimum=1, maximum=MAX_BEAM),
         spec.int_param("seed", 0),
     )
 

@@ -64,6 +64,7 @@ def check_program(
     reporter = Reporter(program.filename, split_lines(program.source))
     _Checker(program, reporter, dict(unparsed_lines or {})).run()
     _check_story_lengths(program, reporter, limits)
+    _check_move_lengths(program, reporter, limits)
     return sorted(reporter.diagnostics, key=lambda d: (d.line, d.col))
 
 
@@ -383,6 +384,19 @@ def _check_story_lengths(program: Program, reporter: Reporter, limits: ResourceL
                 length.span,
                 limits.exceeded("max_story_tokens", "this story length", length.value),
                 "ask for a shorter story; " + raise_hint("max_story_tokens"),
+            )
+
+
+def _check_move_lengths(program: Program, reporter: Reporter, limits: ResourceLimits) -> None:
+    """elicit(..., n) asks a player for a move of n tokens: bound n here, at load time, so
+    that no player is asked to build (and no judge to cut) a move of 10^18 tokens."""
+    for ins in program.instructions:
+        length = ins.call.args[-1] if ins.name == "elicit" and ins.call.args else None
+        if isinstance(length, Int) and length.value > limits.max_move_tokens:
+            reporter.error(
+                length.span,
+                limits.exceeded("max_move_tokens", "this move length", length.value),
+                "ask for a shorter move; " + raise_hint("max_move_tokens"),
             )
 
 

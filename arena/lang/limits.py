@@ -33,6 +33,9 @@ class ResourceLimits(BaseModel):
     max_story_tokens: int = Field(
         default=4_000, ge=1, description="tokens a story(n) call may ask the story source for"
     )
+    max_move_tokens: int = Field(
+        default=4_000, ge=1, description="judge tokens an elicit may ask for (its max_len)"
+    )
     # -- checked while a round runs
     max_value_chars: int = Field(
         default=1_000_000,
@@ -67,7 +70,12 @@ class ResourceLimits(BaseModel):
         )
 
 
-_UNITS: Final = {"max_list_items": "items", "max_story_tokens": "tokens"}
+_UNITS: Final = {
+    "max_list_items": "items", "max_story_tokens": "tokens", "max_move_tokens": "tokens"
+}
+# The most words a built-in player builds for one move, whatever max_len it is asked for:
+# a request from a remote arena or raised limits never makes a player build gigabytes.
+MOVE_WORDS_CEILING: Final = 100_000
 DEFAULT_LIMITS: Final = ResourceLimits()
 LIMIT_NAMES: Final = tuple(ResourceLimits.model_fields)
 
@@ -82,6 +90,7 @@ def admitting(source: str, limits: ResourceLimits = DEFAULT_LIMITS) -> ResourceL
             "max_line_chars": max(size, limits.max_line_chars),
             "max_literal_chars": max(size, limits.max_literal_chars),
             "max_story_tokens": 2**62,
+            "max_move_tokens": 2**62,
         }
     )
 

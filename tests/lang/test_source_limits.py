@@ -108,3 +108,18 @@ def test_code_the_arena_already_checked_is_admitted_whatever_its_size() -> None:
     source = 'assign(s="' + "y" * 6_000 + '", t=story(9000))\n' + TAIL
     refused(source)
     assert load_game(source, limits=admitting(source)).instructions
+
+
+def test_a_move_length_over_the_limit_is_a_check_error() -> None:
+    # issue 24 item 4: elicit(t, 999999999999999999) made the built-in players build a
+    # move of that many words, blocking the event loop.
+    source = 'assign(s="ab")\nelicit(t, 999999999999999999)\nreward(xed(s | t))\n'
+    diagnostic, text, _ = refused(source)
+    assert (diagnostic.line, diagnostic.col) == (2, 10)
+    assert "this move length is 999,999,999,999,999,999 tokens" in diagnostic.message
+    assert_names_how_to_raise(diagnostic, "max_move_tokens")
+    assert "big.xgl:2:11: error:" in text
+    load_game(source.replace("999999999999999999", "4000"))  # at the limit: accepted
+    raised = ResourceLimits(max_move_tokens=10**18)
+    load_game(source, limits=raised)
+    load_game(source, limits=admitting(source))  # a game the arena already checked

@@ -142,3 +142,37 @@ print(json.dumps(dict(asyncio.run(p.move(req)))))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env=env, cwd=ROOT, check=True)
     assert json.loads(out.stdout) == here
+
+
+def test_random_refuses_a_huge_words_param_naming_the_maximum() -> None:
+    # issue 24 item 4: random?words=99999999999999999999 built a move of that many words.
+    from arena.registry import Registry
+
+    with pytest.raises(ConfigError, match=r"must be <= 100000, got 99999999999999999999"):
+        random_player("random?words=99999999999999999999")
+    with pytest.raises(ConfigError, match=r"must be <= 100000.*Write e\.g\. words=100000"):
+        Registry.load().check_spec("player", "random?words=99999999999999999999")
+
+
+async def test_random_caps_a_huge_max_len_and_keeps_the_loop_free() -> None:
+    # issue 24 item 4: elicit(t, 999999999999999999) reached the player as max_len; it
+    # built the move synchronously (memory +25 MB/s, timeouts and signals never served).
+    ticks = 0
+    done = asyncio.Event()
+
+    async def heartbeat() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            await asyncio.sleep(0)
+
+    beat = asyncio.create_task(heartbeat())
+    player = random_player("random?words=100000")
+    async with asyncio.timeout(30):
+        moves = await player.move(request("s", "t", "x", max_len=999_999_999_999_999_999))
+    done.set()
+    await beat
+    assert all(len(m.split(" ")) == 100_000 for m in moves.values())
+    assert ticks > 3  # the loop ran while the moves were built
+    drawn = await random_player().move(request("s", max_len=10**18))
+    assert 1 <= len(drawn["s"].split(" ")) <= 100_000

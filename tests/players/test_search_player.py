@@ -181,3 +181,37 @@ def test_bad_search_specs_are_rejected(judge: NgramJudge) -> None:
         search(judge, "search?beam=0")
     with pytest.raises(ConfigError, match="no ':' argument"):
         search(judge, "search:gpt")
+
+
+async def test_search_caps_a_huge_max_len_and_keeps_the_loop_free(judge: NgramJudge) -> None:
+    # issue 24 item 4: a max_len of 10^18 made search build candidates of that many words
+    # synchronously; the move timeout never fired.
+    import asyncio
+    import dataclasses
+
+    request = dataclasses.replace(
+        await first_request(CONDENSE, judge, seed=1), max_len=999_999_999_999_999_999
+    )
+    ticks = 0
+    done = asyncio.Event()
+
+    async def heartbeat() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            await asyncio.sleep(0)
+
+    beat = asyncio.create_task(heartbeat())
+    async with asyncio.timeout(60):
+        move = await search(judge, "search?budget=4&beam=2").move(request)
+    done.set()
+    await beat
+    assert len(move["x"].split()) <= 100_000
+    assert ticks > 3
+
+
+def test_search_refuses_huge_budget_and_beam_naming_the_maximum(judge: NgramJudge) -> None:
+    with pytest.raises(ConfigError, match=r"'beam' .* must be <= 1000, got 999999999999"):
+        search(judge, "search?beam=999999999999")
+    with pytest.raises(ConfigError, match=r"'budget' .* must be <= 100000"):
+        search(judge, "search?budget=99999999999999999999")

@@ -59,6 +59,30 @@ def test_a_declaration_validates_specs_with_one_sentence_each() -> None:
     )
 
 
+
+def test_every_integer_has_a_maximum_and_every_float_must_be_finite() -> None:
+    # issue 24 item 4: spec integers had no maxima (random?words=99999999999999999999
+    # built a move of that many words); nan/inf passed every float bound.
+    huge = "9" * 5_000
+    cases = {
+        "p?words=99999999999999999999": (
+            "Parameter 'words' of player 'p?words=99999999999999999999' must be <= "
+            "9223372036854775807, got 99999999999999999999. Write e.g. words=9223372036854775807."
+        ),
+        "p?heat=nan": "Parameter 'heat' of player 'p?heat=nan' must be a finite number, got 'nan'",
+        "p?heat=inf": "must be a finite number, got 'inf'. Write e.g. heat=0.5.",
+        f"p?words={huge}": "must be an integer",  # int() refuses over 4 300 digits
+    }
+    for text, message in cases.items():
+        with pytest.raises(ConfigError) as error:
+            DECLARED.validate(parse_spec(text), "player")
+        assert message in str(error.value)
+        assert len(str(error.value)) < 400  # a 5 000-digit value is not echoed
+    capped = SpecParams(params=(Param("n", "int", 3, maximum=10),))
+    with pytest.raises(ConfigError, match=r"must be <= 10, got 11\. Write e\.g\. n=10\."):
+        capped.validate(parse_spec("p?n=11"), "player")
+
+
 class Plugin:
     built: ClassVar[list[str]] = []
 
