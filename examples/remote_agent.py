@@ -1,11 +1,18 @@
 """A reference remote agent for the Xent Arena: connects, prints observations, answers.
 
-Run a match with a remote seat, then start this agent with the same token::
+Run a match with a remote seat; the arena prints the agent's URL and a token made for it
+(once, on its stderr). Give that token to this agent only::
 
-    export ARENA_REMOTE_TOKEN=change-me
     arena play game.xgl --judge ngram --player black=remote:alice
-    python examples/remote_agent.py --url ws://127.0.0.1:8765/agents/alice \
-        --token-env ARENA_REMOTE_TOKEN
+    # arena: waiting for remote agent at ws://127.0.0.1:8765/agents/alice; it sends the
+    #        header 'Authorization: Bearer <token>' ...
+    export ARENA_AGENT_TOKEN=<token>
+    python examples/remote_agent.py --url ws://127.0.0.1:8765/agents/alice
+
+For a token that stays the same from run to run, the organiser picks one secret per agent
+and names its variable in the spec: ``remote:alice?token_env=ALICE_TOKEN``. Every agent has
+its own token, and one connection per agent name: while this agent is connected, a second
+connection for its name is refused (HTTP 409).
 
 The agent needs only aiohttp. It sends ``Authorization: Bearer <token>``, then for every
 ``{"type": "observation", "request_id", "request"}`` message it answers ``{"type":
@@ -71,6 +78,11 @@ async def connect(
             if error.status in (401, 403):
                 raise SystemExit(f"{url}: the token was refused (HTTP {error.status}).") from None
             if time.monotonic() > deadline:
+                if error.status == 409:
+                    raise SystemExit(
+                        f"{url}: another connection for this agent is live (HTTP 409); "
+                        "stop it first."
+                    ) from None
                 raise
         except aiohttp.ClientConnectionError:
             if time.monotonic() > deadline:
@@ -113,8 +125,8 @@ async def run_agent(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", required=True, help="ws://host:port/agents/<name>")
-    parser.add_argument("--token-env", default="ARENA_REMOTE_TOKEN",
-                        help="environment variable holding the token")
+    parser.add_argument("--token-env", default="ARENA_AGENT_TOKEN",
+                        help="environment variable holding this agent's token")
     parser.add_argument("--connect-timeout", type=float, default=60.0,
                         help="seconds to keep retrying the first connection")
     args = parser.parse_args(argv)

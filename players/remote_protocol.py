@@ -36,6 +36,7 @@ import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 from arena.errors import PlayerError
 from arena.protocols.player import MoveRequest
@@ -103,11 +104,18 @@ class ProtocolError(PlayerError):
 
 
 def parse_agent_message(text: str) -> MoveReply:
-    """Parse one message from an agent; raises `ProtocolError` saying what is wrong."""
+    """Parse one message from an agent; raises `ProtocolError` saying what is wrong.
+
+    pydantic's parser (not `json.loads`) is used because it bounds nesting: 200 KB of
+    ``[[[...`` is one error message here, not a `RecursionError` on the organiser's
+    console; it also refuses lone surrogates and numbers beyond any float."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ProtocolError(f"Message is not JSON ({error.msg} at {error.pos}).") from None
+        data = from_json(text)
+    except ValueError as error:
+        raise ProtocolError(
+            f"Message is not valid JSON ({error}); send one UTF-8 JSON object, "
+            '{"type": "move", "request_id": ..., "moves": {register: text}}.'
+        ) from None
     request_id = data.get("request_id") if isinstance(data, dict) else None
     if not isinstance(data, dict) or data.get("type") != "move":
         kind = data.get("type") if isinstance(data, dict) else type(data).__name__

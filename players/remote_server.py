@@ -2,11 +2,15 @@
 
 Every `remote:<name>` seat registers its agent name and token with the shared server; an
 agent connects to ``/agents/<name>`` with ``Authorization: Bearer <token>`` (tokens are
-compared with `hmac.compare_digest`). A new connection for a name replaces the old one, so
-an agent can reconnect after a network failure. The protocol is in `players.remote_protocol`.
+compared with `hmac.compare_digest`). Each agent name has its own secret: a seat without
+`token_env` gets one made here (`secrets.token_urlsafe`) and printed once to the organiser's
+stderr, and two names may never share one, so no entrant can present its own token for
+another's seat. One connection per name: a second one while the first is live is refused
+(HTTP 409) and changes nothing for the first; once the first has gone (closed, or dropped
+and caught by the heartbeat) the agent connects again.
 
-The token is never logged, and the aiohttp access log is off so that nothing a client puts
-in a URL is logged either.
+Tokens are never logged, stored or sent anywhere but that one line, and the aiohttp access
+log is off so that nothing a client puts in a URL is logged either.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import secrets
 import sys
 import uuid
 from dataclasses import dataclass, field
@@ -40,13 +45,25 @@ class AgentDisconnected(PlayerError):
     """The agent's websocket closed while a move was pending."""
 
 
+@dataclass(frozen=True)
+class _Secret:
+    """The token an agent name has on this server, and whether the server made it."""
+
+    value: bytes = field(repr=False)
+    made_here: bool
+
+
 @dataclass(eq=False)
 class _Agent:
-    """One agent name: its token, its current connection and its unanswered requests."""
+    """One agent name: its token, its current connection and its unanswered requests.
+
+    `claimed` is set, before any await, by the connection being accepted, so that of two
+    handshakes racing for one name only the first gets in."""
 
     name: str
     token: bytes = field(repr=False)
     users: int = 0
+    claimed: bool = False
     ws: web.WebSocketResponse | None = None
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     pending: dict[str, asyncio.Future[dict[str, str]]] = field(default_factory=dict)
@@ -66,6 +83,8 @@ class RemoteServer:
         self.port = port
         self.loop = asyncio.get_running_loop()
         self._agents: dict[str, _Agent] = {}
+        # Kept after a seat closes: an agent keeps its token for the server's whole life.
+        self._secrets: dict[str, _Secret] = {}
         self._runner: web.AppRunner | None = None
         self._starting = asyncio.Lock()
 
@@ -94,18 +113,48 @@ class RemoteServer:
             self.port = int(runner.addresses[0][1])
             log.info("remote agents connect to ws://%s:%s/agents/<name>", self.host, self.port)
 
-    def register(self, name: str, token: str) -> None:
-        """Let agent `name` connect with `token` (several seats may share one agent)."""
-        secret = token.encode("utf-8")
+    def register(self, name: str, token: str | None) -> None:
+        """Let agent `name` connect with `token`, or with one made here when `token` is None
+        (several seats may share one agent; two agents never share a token)."""
+        secret = self._secret_for(name, token)
         agent = self._agents.get(name)
         if agent is None:
             agent = self._agents[name] = _Agent(name, secret)
-        elif not hmac.compare_digest(agent.token, secret):
-            raise ConfigError(
-                f"Remote agent '{name}' is already registered on port {self.port} with a "
-                "different token. Give every seat of one agent the same token_env."
-            )
         agent.users += 1
+
+    def _secret_for(self, name: str, token: str | None) -> bytes:
+        known = self._secrets.get(name)
+        if known is not None:
+            same = (
+                known.made_here if token is None
+                else not known.made_here and hmac.compare_digest(known.value, token.encode())
+            )
+            if not same:
+                raise ConfigError(
+                    f"Remote agent '{name}' is already registered on port {self.port} with a "
+                    "different token. Give every seat of one agent the same token_env (or "
+                    "leave token_env out on all of them)."
+                )
+            return known.value
+        if token is None:
+            made = secrets.token_urlsafe(32)
+            self._secrets[name] = _Secret(made.encode(), made_here=True)
+            _announce(
+                self.url(name),
+                f"; it sends the header 'Authorization: Bearer {made}' (a token made for "
+                "this agent and this run, shown only here)",
+            )
+            return self._secrets[name].value
+        secret = token.encode("utf-8")
+        for other, known in self._secrets.items():
+            if hmac.compare_digest(known.value, secret):
+                raise ConfigError(
+                    f"Remote agents '{other}' and '{name}' would share one token, so either "
+                    "could play the other's seats. Give each agent its own token_env (a "
+                    "different secret each), or leave token_env out to have one made per agent."
+                )
+        self._secrets[name] = _Secret(secret, made_here=False)
+        return secret
 
     async def unregister(self, name: str) -> None:
         """Undo one `register`; the last one closes the agent's connection."""
@@ -141,25 +190,30 @@ class RemoteServer:
                 status=401,
                 headers={"WWW-Authenticate": "Bearer"},
             )
+        if agent.claimed:
+            # Refused, not swapped in: the live connection keeps its seat and its requests.
+            log.warning("remote agent %r: second connection refused (one is live)", name)
+            return web.json_response(
+                {"error": f"Agent '{name}' is already connected; only one connection per "
+                 "agent. Close the other one first (a dropped connection is noticed within "
+                 f"{HEARTBEAT_S * 1.5:g} s), then connect again."},
+                status=409,
+            )
+        agent.claimed = True
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT_S, max_msg_size=MAX_MESSAGE_BYTES)
-        await ws.prepare(request)
-        previous = agent.ws
-        agent.ws = ws
-        agent.connected.set()
-        if previous is not None:
-            # Requests sent on the old connection will never be answered: fail them now
-            # so the runtime asks again on this one.
-            agent.fail_pending(AgentDisconnected(f"Remote agent '{name}' reconnected."))
-            await previous.close(message=b"replaced by a new connection")
-        log.info("remote agent %r connected", name)
-        await ws.send_str(Hello(agent=name).model_dump_json())
         try:
+            await ws.prepare(request)
+            agent.ws = ws
+            agent.connected.set()
+            log.info("remote agent %r connected", name)
+            await ws.send_str(Hello(agent=name).model_dump_json())
             async for message in ws:
                 if message.type == WSMsgType.TEXT:
                     await self._on_text(agent, ws, message.data)
                 elif message.type == WSMsgType.BINARY:
                     await _send_error(ws, None, "Send JSON text messages, not binary ones.")
         finally:
+            agent.claimed = False
             if agent.ws is ws:
                 agent.ws = None
                 agent.connected.clear()
@@ -226,6 +280,7 @@ class RemoteServer:
             if agent.ws is not None:
                 await agent.ws.close(message=b"server closing")
         self._agents.clear()
+        self._secrets.clear()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -240,11 +295,12 @@ async def _send_error(ws: web.WebSocketResponse, request_id: str | None, message
 _announced: set[str] = set()
 
 
-def _announce(url: str) -> None:
-    """Tell the person running the arena once where the agent should connect."""
-    if url not in _announced:
+def _announce(url: str, how: str = "") -> None:
+    """Tell the person running the arena once where the agent should connect; a token made
+    here (`how`) is always told, on stderr only, never to a log, event or database."""
+    if url not in _announced or how:
         _announced.add(url)
-        print(f"arena: waiting for remote agent at {url}", file=sys.stderr)
+        print(f"arena: waiting for remote agent at {url}{how}", file=sys.stderr, flush=True)
 
 
 _SERVERS: dict[tuple[str, int], RemoteServer] = {}

@@ -58,7 +58,9 @@ async def servers() -> AsyncIterator[None]:
 
 
 def remote(spec: str, monkeypatch: pytest.MonkeyPatch, token: str = TOKEN) -> RemotePlayer:
-    monkeypatch.setenv("ARENA_REMOTE_TOKEN", token)
+    """A remote seat whose agent's own token (`token`) is in the variable its spec names."""
+    monkeypatch.setenv("TEST_AGENT_TOKEN", token)
+    spec += "&token_env=TEST_AGENT_TOKEN" if "?" in spec else "?token_env=TEST_AGENT_TOKEN"
     return create_remote_player(parse_spec(spec), PlayerContext(role="alice"))
 
 
@@ -73,7 +75,8 @@ async def test_a_remote_agent_plays_a_whole_match(
 
     def strategy(request: dict[str, Any]) -> dict[str, str]:
         seen.append(request)
-        return agent_example.choose_moves(request)
+        moves: dict[str, str] = agent_example.choose_moves(request)
+        return moves
 
     shown: list[str] = []
     agent = asyncio.create_task(
@@ -185,7 +188,8 @@ async def test_a_reconnecting_agent_gets_the_move_asked_again(
         ) as ws:
             await ws.receive_json()
             await ws.receive_json()  # the first observation is dropped with the connection
-        return await agent_example.run_agent(url, TOKEN, show=lambda _: None)
+        answered: int = await agent_example.run_agent(url, TOKEN, show=lambda _: None)
+        return answered
 
     agent = asyncio.create_task(flaky_then_good())
     result = await run_game(GAME, {"alice": player}, NgramJudge())
@@ -229,11 +233,21 @@ async def test_a_malformed_move_fails_that_attempt_only(
     ]
 
 
-def test_remote_specs_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("ARENA_REMOTE_TOKEN", raising=False)
-    with pytest.raises(ConfigError, match="ARENA_REMOTE_TOKEN"):
-        create_remote_player(parse_spec("remote:alice"), PlayerContext())
-    monkeypatch.setenv("MY_TOKEN", "x")
+def test_remote_specs_are_checked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without token_env a token is made when the seat first plays: building one (as a
+    # tournament check does) needs no variable and prints nothing.
+    assert create_remote_player(parse_spec("remote:alice"), PlayerContext())
+    assert capsys.readouterr().err == ""
+    monkeypatch.delenv("MY_TOKEN", raising=False)
+    with pytest.raises(ConfigError, match="MY_TOKEN, which is not set"):
+        create_remote_player(parse_spec("remote:a?token_env=MY_TOKEN"), PlayerContext())
+    monkeypatch.setenv("MY_TOKEN", "short")
+    with pytest.raises(ConfigError, match="has 5 characters; use at least 16") as info:
+        create_remote_player(parse_spec("remote:a?token_env=MY_TOKEN"), PlayerContext())
+    assert "short" not in str(info.value)
+    monkeypatch.setenv("MY_TOKEN", "x" * 16)
     assert create_remote_player(parse_spec("remote:a?token_env=MY_TOKEN"), PlayerContext())
     with pytest.raises(ConfigError, match="needs an agent name"):
         create_remote_player(parse_spec("remote?token_env=MY_TOKEN"), PlayerContext())
@@ -248,7 +262,7 @@ async def test_one_agent_name_cannot_have_two_tokens(
 ) -> None:
     first = remote("remote:erin?port=0", monkeypatch)
     await first.start()
-    second = remote("remote:erin?port=0", monkeypatch, token="another-token")
+    second = remote("remote:erin?port=0", monkeypatch, token="another-token-for-erin")
     with pytest.raises(ConfigError, match="different token"):
         await second.start()
     same = remote("remote:erin?port=0", monkeypatch)
