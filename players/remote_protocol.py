@@ -1,8 +1,11 @@
 """The wire protocol between the arena and a remote agent (JSON over a websocket).
 
 An agent connects to ``ws://<host>:<port>/agents/<name>`` with the header
-``Authorization: Bearer <token>``; a wrong or missing token gets HTTP 401, an agent name no
-seat is waiting for gets 404. Every message is one JSON object with a ``type``:
+``Authorization: Bearer <token>`` (its own: see `players.remote_player`); a wrong or missing
+token gets HTTP 401, an agent name no seat is waiting for gets 404, and a second connection
+while the agent's first one is live gets 409. Every message is one JSON object with a
+``type``, in one text frame of at most 4 MiB (a bigger one closes the connection); a frame
+that is not JSON, or nests deeper than the parser allows, gets an ``error`` message:
 
 arena -> agent
     ``{"type": "hello", "agent": "alice", "protocol": 1}`` once, on connection.
