@@ -16,6 +16,7 @@ from typing import TypeGuard
 from arena.errors import GameRuntimeError
 from arena.lang import ast, builtins, xent_helpers
 from arena.lang.ast import Dialect
+from arena.lang.flow import Flow, Origin, union
 from arena.lang.meter import RoundMeter
 from arena.lang.truth import truth_requests, truth_verdict
 from arena.lang.values import (
@@ -37,8 +38,9 @@ _TRUTH = ("is_true", "is_false")
 
 @dataclass
 class EvalEnv:
-    """What expressions can read: registers, the map's resolved stories, the judge; and
-    the round's meter, which every value built and every judge request is charged to."""
+    """What expressions can read: registers, the map's resolved stories, the judge; the
+    round's meter, which every value built and every judge request is charged to; and the
+    round's information flow (`arena.lang.flow`), where each register's origin is kept."""
 
     registers: Mapping[str, Text | list[str]]
     judge: Judge
@@ -48,6 +50,7 @@ class EvalEnv:
     line: int = 0
     source: str = ""
     meter: RoundMeter = field(default_factory=RoundMeter)
+    flow: Flow = field(default_factory=Flow)
 
 
 def story_site(call: ast.Call) -> str:
@@ -73,6 +76,7 @@ class Evaluator:
     def __init__(self, env: EvalEnv) -> None:
         self.env = env
         self._memo: dict[int, Value] = {}
+        self._origins: dict[int, Origin] = {}
         self._scores: dict[int, list[TokenScores]] = {}
 
     def fail(self, message: str) -> GameRuntimeError:
@@ -154,7 +158,27 @@ class Evaluator:
             if isinstance(value, Text | list) and isinstance(expr, _BUILDERS):
                 self.env.meter.value(value, self.env.line, self.env.source)
             self._memo[key] = value
+            self._origins[key] = self._origin_of(expr)
         return self._memo[key]
+
+    def origin(self, expr: ast.Expr) -> Origin:
+        """Where the value of an evaluated expression came from (`arena.lang.flow`)."""
+        return self._origins[id(expr)]
+
+    def _origin_of(self, expr: ast.Expr) -> Origin:
+        """A register's value, a map text or a draw is one labelled value; anything else
+        was computed from its evaluated sub-expressions (literals add nothing)."""
+        if isinstance(expr, ast.Name):
+            return self.env.flow.register(expr.id)
+        if isinstance(expr, ast.Call) and expr.func == "story":
+            return Origin(frozenset({f"story {story_site(expr)}"}), exact=True)
+        if isinstance(expr, ast.Call) and expr.func in ("sample", "shuffle"):
+            return self.env.flow.atomic(f"{expr.func}@{expr.span.line}:{expr.span.col}")
+        return self._computed_from(expr)
+
+    def _computed_from(self, expr: ast.Expr) -> Origin:
+        children = ast.iter_children(expr)
+        return union(self._origins[id(c)] for c in children if id(c) in self._origins)
 
     async def _evaluate(self, expr: ast.Expr) -> Value:
         if isinstance(expr, ast.Str):
@@ -349,6 +373,7 @@ class Evaluator:
             context=context_used,
             tokens=tuple(tokens),
             bits=tuple(bits),
+            sources=self._computed_from(call).sources,
         )
         return XentSum((term,))
 

@@ -27,7 +27,9 @@ class XentTerm:
     """One xent-family call inside a signed sum.
 
     `bits` are the per-token values of the call itself (already negated for nex/dex);
-    `coefficient` is the sign and integer multiplier that the surrounding sum applies.
+    `coefficient` is the sign and integer multiplier that the surrounding sum applies;
+    `sources` are the labels of the values its target and context were computed from
+    (`arena.lang.flow`; None: unknown, shown to omniscient seats only).
     """
 
     kind: XentKind
@@ -37,6 +39,7 @@ class XentTerm:
     tokens: tuple[str, ...]
     bits: tuple[float, ...]
     coefficient: int = 1
+    sources: frozenset[str] | None = None
 
     @property
     def total(self) -> float:
@@ -51,6 +54,7 @@ class XentTerm:
             self.tokens,
             self.bits,
             self.coefficient * factor,
+            self.sources,
         )
 
 

@@ -2,9 +2,13 @@
 
 A reward's per-token values are as good as the text they score: the judge is public, so
 at each position the one vocabulary token whose value matches the reported bits is the
-token. A seat therefore gets the per-token breakdown of a term only when it has seen every
-text the term scores or conditions on. The other terms of that reward (the ones touching
-hidden text) reach it as one combined total, rounded to `FEEDBACK_RESOLUTION_BITS`:
+token. A seat therefore gets the per-token breakdown of a term only when it knows every
+value the term's target and context were computed from (`arena.lang.flow`): the values'
+sources decide, never their text. Its own moves, the public registers, a bare register or
+`story()` revealed to it, and values computed only from those are known; a story it never
+saw stays hidden even once its own moves cover the story's alphabet and could spell it.
+The other terms of that reward reach it as one combined total, rounded to
+`FEEDBACK_RESOLUTION_BITS`:
 
 - one total instead of one per term: several terms over the same hidden text (censored
   message scores its story six times in one reward) would each be a separate measurement
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from arena.lang.flow import Flow
 from arena.lang.values import XentSum, XentTerm
 from arena.protocols.player import RewardTermView
 
@@ -30,31 +35,10 @@ FEEDBACK_RESOLUTION_BITS = 0.01
 _DECIMALS = 2  # log10(1 / FEEDBACK_RESOLUTION_BITS)
 
 
-def derivable(text: str, known: Collection[str]) -> bool:
-    """True when the seat can write `text` from what it has seen: empty, or whole known
-    texts joined plainly or by a space (what `+` does in either dialect).
-
-    Deliberately strict: a substring of a known text is not derivable (a secret drawn from
-    a list the seat has seen is a substring of that list, and which one is the secret)."""
-    if not text or text in known:
-        return True
-    pieces = [k for k in known if k and k in text]
-    reach = [False] * (len(text) + 1)
-    reach[0] = True
-    for i in range(len(text)):
-        if not reach[i]:
-            continue
-        if i > 0 and text[i] == " ":
-            reach[i + 1] = True
-        for piece in pieces:
-            if text.startswith(piece, i):
-                reach[i + len(piece)] = True
-    return reach[-1]
-
-
-def term_is_seen(term: XentTerm, known: Collection[str]) -> bool:
-    """Has the seat seen every text `term` scores (target) or conditions on (context)?"""
-    return derivable(term.target, known) and derivable(term.context, known)
+def term_is_seen(term: XentTerm, flow: Flow, given: Collection[str]) -> bool:
+    """Does a seat given the labels `given` know every value `term` scores (target) or
+    conditions on (context)? A term of unknown origin is never seen."""
+    return term.sources is not None and flow.knows(given, term.sources)
 
 
 def full_view(term: XentTerm) -> RewardTermView:
@@ -94,13 +78,13 @@ def signed_sources(terms: Sequence[XentTerm]) -> str:
 
 
 def reward_feedback(
-    amount: XentSum, known: Collection[str] | None
+    amount: XentSum, flow: Flow, given: Collection[str] | None
 ) -> tuple[float, tuple[RewardTermView, ...]]:
-    """The reward total and term views a seat receives; `known=None` for omniscient seats."""
-    if known is None:
+    """The reward total and term views a seat receives; `given=None` for omniscient seats."""
+    if given is None:
         return amount.total, tuple(full_view(t) for t in amount.terms)
-    seen = [t for t in amount.terms if term_is_seen(t, known)]
-    hidden = [t for t in amount.terms if not term_is_seen(t, known)]
+    seen = [t for t in amount.terms if term_is_seen(t, flow, given)]
+    hidden = [t for t in amount.terms if not term_is_seen(t, flow, given)]
     views = [full_view(t) for t in seen]
     if hidden:
         views.append(hidden_view(hidden))

@@ -3,6 +3,10 @@
 The runtime records, per player, every reveal (as valued at the time), its own moves, its
 own rewards and its failed ensures. A `MoveRequest` is assembled only from that record and
 the public registers; omniscient players additionally see every register.
+
+Beside the texts, each player holds the labels of the values it was given (`arena.lang.
+flow`): its moves, the public registers it was shown, bare registers revealed to it. Its
+reward feedback is decided by those labels, not by the texts it could spell.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from arena.lang import names
+from arena.lang.flow import Flow, Origin
 from arena.lang.values import Text, XentSum
 from arena.protocols.player import HistoryItem, RevealedValue
 from arena.runtime.feedback import reward_feedback
@@ -34,20 +39,13 @@ class InfoSet:
     def omniscient(self) -> bool:
         return self.player in names.OMNISCIENT
 
-    def known_texts(
-        self,
-        registers: Mapping[str, Text | list[str]],
-        referenced: Collection[str],
-        literals: Collection[str] = (),
-    ) -> set[str]:
-        """Every string this player has legitimately seen so far (the game code's string
-        literals are public)."""
-        known = set(literals)
-        known.update(r.value for r in self.reveals)
-        for item in self.history:
-            known.update(item.moves.values())
-        known.update(self.visible(registers, referenced).values())
-        return known
+    given: set[str] = field(default_factory=set)  # labels of values it was given
+
+    def see(self, origin: Origin) -> None:
+        """The player was shown this value whole: it knows the value's label from now on.
+        A value computed from others (`s // t`) gives none of them away."""
+        if origin.exact:
+            self.given.update(origin.sources)
 
     def visible(
         self, registers: Mapping[str, Text | list[str]], referenced: Collection[str]
@@ -57,29 +55,32 @@ class InfoSet:
         chosen = referenced if self.omniscient else names.PUBLIC_REGISTERS.intersection(referenced)
         return {r: render_register(registers[r]) for r in sorted(chosen)}
 
-    def add_reveal(self, label: str, value: str, line: int) -> None:
+    def add_reveal(self, label: str, value: str, line: int, origin: Origin) -> None:
+        self.see(origin)
         revealed = RevealedValue(label=label, value=value, line=line)
         self.reveals.append(revealed)
         self.history.append(HistoryItem(kind="reveal", line=line, reveal=revealed))
 
-    def add_move(self, line: int, moves: Mapping[str, str], cut: tuple[str, ...]) -> None:
+    def add_move(
+        self, line: int, moves: Mapping[str, str], cut: tuple[str, ...], origins: list[Origin]
+    ) -> None:
+        for origin in origins:
+            self.see(origin)
         self.history.append(HistoryItem(kind="move", line=line, moves=dict(moves), cut=cut))
 
     def add_failed_ensure(self, line: int, condition: str) -> None:
         self.history.append(HistoryItem(kind="failed_ensure", line=line, condition=condition))
 
     def add_reward(
-        self,
-        line: int,
-        amount: XentSum,
-        registers: Mapping[str, Text | list[str]],
-        referenced: Collection[str],
-        literals: Collection[str] = (),
+        self, line: int, amount: XentSum, flow: Flow, public: Collection[Origin]
     ) -> None:
         """Record a reward as this player may see it (`arena.runtime.feedback`): terms
-        over hidden text as one rounded total, per-token values only over seen text."""
-        known = None if self.omniscient else self.known_texts(registers, referenced, literals)
-        total, terms = reward_feedback(amount, known)
+        over hidden values as one rounded total, per-token values only over values it
+        knows. `public`: the origins of the public registers' current values."""
+        for origin in public:
+            self.see(origin)
+        given = None if self.omniscient else self.given
+        total, terms = reward_feedback(amount, flow, given)
         self.history.append(HistoryItem(kind="reward", line=line, reward=total, terms=terms))
 
     def round_score(self) -> float:

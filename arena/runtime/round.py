@@ -16,6 +16,7 @@ from arena import events as ev
 from arena.errors import GameRuntimeError
 from arena.lang import ast, names
 from arena.lang.evaluator import EvalEnv, Evaluator, source_of
+from arena.lang.flow import Flow, Origin
 from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.lang.meter import RoundMeter
 from arena.lang.values import Text, XentSum
@@ -61,6 +62,7 @@ class RoundState:
     retry_pc: int | None = None  # elicit to re-run after a failed ensure
     pending_failure: str = ""  # the condition that failed, told to the player
     meter: RoundMeter = field(default_factory=RoundMeter)
+    flow: Flow = field(default_factory=Flow)  # where each register's value came from
 
 
 def instruction_player(instruction: ast.Instruction) -> str:
@@ -112,21 +114,6 @@ def _find_referenced(program: ast.Program) -> frozenset[str]:
     return frozenset(found)
 
 
-def string_literals(program: ast.Program) -> frozenset[str]:
-    """The program's string literals: public, since every player knows the game code."""
-    found: set[str] = set()
-
-    def walk(expr: ast.Expr) -> None:
-        if isinstance(expr, ast.Str):
-            found.add(expr.value)
-        for child in ast.iter_children(expr):
-            walk(child)
-
-    for instruction in program.instructions:
-        walk(instruction.call)
-    return frozenset(found)
-
-
 _EMPTY_STRINGS: dict[str, Text | list[str]] = {r: Text("") for r in names.STRING_REGISTERS}
 
 
@@ -173,14 +160,16 @@ class RoundRunner:
         # Every round of a match draws the same: repetitions keep the play seed (paper 4.1.3).
         self.rng = random.Random(game_seed(seed_key, play_seed))
         self.referenced = referenced_registers(program)
-        self.literals = string_literals(program)
+        self.public = sorted(names.PUBLIC_REGISTERS.intersection(self.referenced))
 
     async def run(self) -> RoundOutcome:
+        registers = fresh_registers()
         state = RoundState(
-            registers=fresh_registers(),
+            registers=registers,
             infosets={p: InfoSet(p) for p in names.PLAYERS},
             scores=dict.fromkeys(self.seats, 0.0),
             meter=RoundMeter(self.limits.resources),
+            flow=Flow.public(registers),
         )
         self.emit(ev.RoundStarted(round=self.round, line=0))
         instructions = self.program.instructions
@@ -221,6 +210,7 @@ class RoundRunner:
             line=instruction.line,
             source=instruction.source,
             meter=state.meter,
+            flow=state.flow,
         )
         return Evaluator(env)
 
@@ -252,8 +242,10 @@ class RoundRunner:
         keywords = instruction.call.keywords
         await evaluator.prefetch([kw.value for kw in keywords])
         new_values: dict[str, Text | list[str]] = {}
+        origins: dict[str, Origin] = {}
         for kw in keywords:  # evaluate every right-hand side first: simultaneous assignment
             value = await evaluator.evaluate(kw.value)
+            origins[kw.name] = evaluator.origin(kw.value)
             if isinstance(value, list) and names.register_kind(kw.name) == "list":
                 new_values[kw.name] = list(value)
             elif isinstance(value, Text) and names.register_kind(kw.name) == "str":
@@ -262,6 +254,8 @@ class RoundRunner:
                 raise evaluator.fail(f"Cannot store that value in register '{kw.name}'.")
         state.meter.store(new_values, instruction.line, instruction.source)
         state.registers.update(new_values)
+        for register, origin in origins.items():
+            state.flow.store(register, origin, instruction.line)
         self.emit(
             ev.Assign(
                 round=self.round,
@@ -285,6 +279,8 @@ class RoundRunner:
             )
         infoset = state.infosets[player]
         visible = infoset.visible(state.registers, self.referenced)
+        for register in visible:
+            infoset.see(state.flow.register(register))
         shown = sum(map(len, visible.values()))
         state.meter.produce(shown, instruction.line, instruction.source)
         retrying = state.retry_pc == pc
@@ -340,9 +336,14 @@ class RoundRunner:
         state.meter.store(
             {r: Text(t) for r, t in stored.items()}, instruction.line, instruction.source
         )
+        origins: list[Origin] = []
         for register, text in stored.items():
             state.registers[register] = Text(text)
-        infoset.add_move(instruction.line, stored, cut)
+            # A move is a value no other seat can compute: hidden from them until revealed.
+            origin = state.flow.atomic(f"move {player} {register}@{instruction.line}")
+            state.flow.registers[register] = origin
+            origins.append(origin)
+        infoset.add_move(instruction.line, stored, cut, origins)
         state.last_elicit = pc
         state.last_attempt = attempt
         self.emit(
@@ -401,7 +402,8 @@ class RoundRunner:
             label = source_of(expr.span, instruction.source)
             state.meter.produce(len(text), instruction.line, instruction.source)
             values[label] = text
-            state.infosets[player].add_reveal(label, text, instruction.line)
+            origin = evaluator.origin(expr)
+            state.infosets[player].add_reveal(label, text, instruction.line, origin)
         self.emit(ev.Reveal(round=self.round, line=instruction.line, player=player, values=values))
 
     async def _reward(self, instruction: ast.Instruction, state: RoundState) -> None:
@@ -424,9 +426,8 @@ class RoundRunner:
         if player == "env" or player not in self.seats:
             return
         state.scores[player] += amount.total
-        state.infosets[player].add_reward(
-            line, amount, state.registers, self.referenced, self.literals
-        )
+        public = [state.flow.register(r) for r in self.public]
+        state.infosets[player].add_reward(line, amount, state.flow, public)
         self.emit(
             ev.Reward(
                 round=self.round,

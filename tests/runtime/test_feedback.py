@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.protocols.player import HistoryItem, MoveRequest
-from arena.runtime.feedback import derivable
+from arena.lang.flow import Flow, Origin, union
 from arena.runtime.maps import GameMap
 from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, run_game
@@ -13,13 +13,27 @@ def rewards(request: MoveRequest) -> list[HistoryItem]:
     return [h for h in request.history if h.kind == "reward"]
 
 
-def test_derivable_means_whole_known_texts_joined() -> None:
-    known = {"red fox", "jumps", "[\"alpha\", \"beta\"]"}
-    assert derivable("", known) and derivable("red fox", known)
-    assert derivable("red fox jumps", known) and derivable("red foxjumps", known)
-    assert not derivable("fox", known)  # a substring says which part: not derivable
-    assert not derivable("alpha", known)  # a secret drawn from a seen list stays hidden
-    assert not derivable("red fox runs", known)
+def test_a_label_is_known_when_given_or_computed_from_known_labels() -> None:
+    flow = Flow.public(["t"])
+    story = Origin(frozenset({"story 1:9"}), exact=True)
+    move = flow.atomic("move alice t@2")
+    flow.store("s1", union([story, move]), line=3)  # s1 = s + t: a new label for it
+    (s1,) = flow.register("s1").sources
+    assert flow.knows(set(), frozenset()) and not flow.knows(set(), move.sources)
+    assert flow.knows(move.sources, move.sources)
+    assert not flow.knows(move.sources, frozenset({s1}))  # the story is still hidden
+    assert flow.knows(move.sources | story.sources, frozenset({s1}))  # computable
+    assert flow.knows({s1}, frozenset({s1}))  # s1 revealed whole
+    assert not flow.knows({s1}, story.sources)  # which gives the story itself away? no
+
+
+def test_a_long_chain_of_stores_is_checked_without_recursion() -> None:
+    flow = Flow.public(["s"])
+    move = flow.atomic("move alice t@1")
+    for line in range(5_000):  # s = s + t in a loop
+        flow.store("s", union([flow.register("s"), move]), line)
+    assert flow.knows(move.sources, flow.register("s").sources)
+    assert not flow.knows(set(), flow.register("s").sources)
 
 
 async def test_a_hidden_condition_hides_the_breakdown_of_a_seen_target(judge: NgramJudge) -> None:

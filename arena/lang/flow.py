@@ -1,0 +1,117 @@
+"""Information flow: which hidden sources each value of a round was computed from.
+
+What a seat may learn is decided by where values come from, never by whether their text
+can be spelled from pieces the seat has seen (a seat whose own moves cover the alphabet of
+a story can spell the story, yet has not seen it). Every value the evaluator builds carries
+an `Origin`: the *labels* of the values it was computed from. A label names one value:
+
+- atomic labels, for values no seat can compute: a map text (`story()` at one call site),
+  a player's move, a random draw (`sample`, `shuffle`). A seat knows one only when it was
+  given it: its own move, a public register it was shown, a bare register or `story()`
+  revealed to it;
+- derived labels, minted when a computed value is stored in a register, defined as the
+  labels it was computed from. A seat knows one when it was given it (a bare register
+  revealed), or when it knows every label of its definition (it could compute the value
+  itself: game code and judge are public; randomness is an atomic draw).
+
+Literals and empty registers have no labels: public. Operators and built-ins union the
+labels of their inputs, so a value equal by text to one the seat has seen, but computed
+from a hidden source, stays hidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+
+Sources = frozenset[str]
+PUBLIC: Sources = frozenset()
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where one value came from. `exact`: the value *is* the one labelled value (a bare
+    register, a `story()` call, a draw), so showing it shows that label's value whole;
+    otherwise it was computed from `sources` and showing it gives none of them away."""
+
+    sources: Sources = PUBLIC
+    exact: bool = False
+
+    @property
+    def public(self) -> bool:
+        return not self.sources
+
+
+PUBLIC_ORIGIN = Origin()
+
+
+def union(origins: Iterable[Origin]) -> Origin:
+    """The origin of a value computed from values of these origins."""
+    sources: set[str] = set()
+    for origin in origins:
+        sources.update(origin.sources)
+    return Origin(frozenset(sources)) if sources else PUBLIC_ORIGIN
+
+
+@dataclass
+class Flow:
+    """One round's ledger: each register's current origin and each derived label's
+    definition. A register it does not list counts as holding an unknown hidden value."""
+
+    registers: dict[str, Origin] = field(default_factory=dict)
+    definitions: dict[str, Sources] = field(default_factory=dict)
+    minted: int = 0
+
+    @classmethod
+    def public(cls, registers: Iterable[str]) -> Flow:
+        """A ledger where every listed register holds a public value (a fresh round)."""
+        return cls(registers=dict.fromkeys(registers, PUBLIC_ORIGIN))
+
+    def mint(self, name: str, definition: Sources = PUBLIC) -> str:
+        """A new label (unique within the round); atomic unless `definition` is given."""
+        self.minted += 1
+        label = f"{name}#{self.minted}"
+        if definition:
+            self.definitions[label] = definition
+        return label
+
+    def atomic(self, name: str) -> Origin:
+        """A fresh value no seat can compute (a move, a draw)."""
+        return Origin(frozenset({self.mint(name)}), exact=True)
+
+    def register(self, name: str) -> Origin:
+        default = Origin(frozenset({f"register {name}"}), exact=True)
+        return self.registers.get(name, default)
+
+    def store(self, register: str, origin: Origin, line: int) -> None:
+        """`register` now holds a value of this origin; a computed one gets its own label,
+        so revealing the register later shows that value (not what it was computed from)."""
+        if not origin.public and not origin.exact:
+            label = self.mint(f"{register}@{line}", origin.sources)
+            origin = Origin(frozenset({label}), exact=True)
+        self.registers[register] = origin
+
+    def knows(self, given: Collection[str], sources: Sources) -> bool:
+        """Can a seat that was given the labels `given` know every label of `sources`?"""
+        known: dict[str, bool] = {}
+        for root in sources:
+            stack = [root]
+            while stack:  # depth first without recursion: loops build long chains
+                label = stack[-1]
+                if label in known:
+                    stack.pop()
+                    continue
+                definition = self.definitions.get(label)
+                if label in given or definition is None:
+                    known[label] = label in given
+                    stack.pop()
+                    continue
+                pending = [part for part in definition if part not in known]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                known[label] = all(known[part] for part in definition)
+                stack.pop()
+            if not known[root]:
+                return False
+        return True
