@@ -5,13 +5,27 @@ matches a tournament plays; those say when it runs.)
 
 - Eval mode (paper 4.1, SCORING.md 2): a full round robin over (game, role, map,
   participant): the participant plays the role as main character, the tournament's NPC
-  participants play every other active role without memory.
+  participants play every other active role without memory. Every entrant of a role plays
+  the same maps.
 - Head-to-head: participants fill all active seats of a match. Every ordered assignment
   when that fits the match budget; otherwise whole *rotation blocks*: for distinct offsets
   (0, o1, ..., o_{k-1}) and a seeded order p_0..p_{n-1} of the participants, the block's n
   matches seat p_{(s + o_j) mod n} in seat j for s = 0..n-1. In each block every
   participant plays every seat exactly once, so any number of blocks is seat-balanced;
   blocks are taken with their seat-reversed twin so opponents meet in both orders.
+
+Maps and information (issue 24): an entrant never holds two seats on one map whose roles
+see different things of it (`GameSlot.views`, `tournaments.map_views`): the seat that saw a
+hidden story must not come back to the map as the seat that guesses it. Each of the
+`maps` map slots of a game is split into as many maps as that takes: the slot's matches
+go, in order, to its first map where each of their entrants keeps one view (a new map
+when none fits). So an eval game whose roles see different things plays each role on maps
+of its own (every entrant of a role still on the same maps), and a head-to-head pair swaps
+seats on two maps instead of one; roles that share a view (the omniscient black and white
+of a game whose map is set before the first move) keep playing on one map. The number of
+matches is unchanged; maps are numbered 0, 1, ... across the slots, so a game whose roles
+all share a view keeps its map indices. `check_map_information` holds every plan to this.
+NPC-only participants are the organiser's own and may play several seats of a map.
 
 A plan's key is a SHA-256 over everything that determines the match, so running a
 tournament again finds the matches already stored (resume).
@@ -48,6 +62,12 @@ class GameSlot:
     maps: int = 1
     npcs: Mapping[str, str] = field(default_factory=dict)  # role -> NPC participant (eval)
     max_matches: int | None = None  # head-to-head budget for the whole game
+    # role -> what it sees of a map (tournaments.map_views); roles sharing a view may share
+    # a map. A role not listed has a view of its own.
+    views: Mapping[str, str] = field(default_factory=dict)
+
+    def view(self, role: str) -> str:
+        return self.views.get(role, role)
 
 
 @dataclass(frozen=True)
@@ -139,7 +159,8 @@ def eval_pairings(
     seed: int = 0,
     judge: str = "",
 ) -> list[MatchPlan]:
-    """Every entrant as main character in every active role of every game, on every map."""
+    """Every entrant as main character in every active role of every game, on every map
+    slot (split by view, see the module docstring)."""
     plans = []
     for game in games:
         for role in game.roles:
@@ -149,7 +170,9 @@ def eval_pairings(
                     f"Game '{game.name}' has no NPC for role(s) {', '.join(missing)}. "
                     f'Set npc = "<participant>" or npc = {{ {missing[0]} = "<participant>" }}.'
                 )
-        for index in range(game.maps):
+        slots = []
+        for _ in range(game.maps):
+            slot = []
             for role in game.roles:
                 for entrant in entrants:
                     seats = [
@@ -158,7 +181,9 @@ def eval_pairings(
                         else SeatPlan(r, game.npcs[r], specs[game.npcs[r]], False)
                         for r in game.roles
                     ]
-                    plans.append(_plan(tournament, game, index, EVAL, seats, role, seed, judge))
+                    slot.append((seats, role))
+            slots.append(slot)
+        plans += _on_maps(tournament, game, slots, EVAL, entrants, seed, judge)
     return plans
 
 
@@ -175,19 +200,101 @@ def head_to_head_pairings(
     plans = []
     for game in games:
         per_map = None if game.max_matches is None else game.max_matches // game.maps
+        slots = []
         for index in range(game.maps):
             rng_seed = derive_seed("seats", seed, game.name, index)
             try:
                 assignments = seat_assignments(entrants, len(game.roles), per_map, rng_seed)
             except ConfigError as error:
                 raise ConfigError(f"Game '{game.name}': {error}") from None
-            for chosen in assignments:
-                seats = [
-                    SeatPlan(role, who, specs[who], True)
-                    for role, who in zip(game.roles, chosen, strict=True)
-                ]
-                plans.append(_plan(tournament, game, index, HEAD_TO_HEAD, seats, None, seed, judge))
+            slots.append([
+                ([SeatPlan(role, who, specs[who], True)
+                  for role, who in zip(game.roles, chosen, strict=True)], None)
+                for chosen in assignments
+            ])
+        plans += _on_maps(tournament, game, slots, HEAD_TO_HEAD, entrants, seed, judge)
     return plans
+
+
+def _on_maps(
+    tournament: str,
+    game: GameSlot,
+    slots: Sequence[Sequence[tuple[Sequence[SeatPlan], str | None]]],
+    mode: str,
+    entrants: Sequence[str],
+    seed: int,
+    judge: str,
+) -> list[MatchPlan]:
+    """Plans for each map slot's matches (seats, main role), each slot split into maps on
+    which every entrant keeps one view; maps numbered 0, 1, ... across the slots."""
+    watched = set(entrants)
+    plans: list[MatchPlan] = []
+    first = 0
+    for slot in slots:
+        maps: list[dict[str, str]] = []  # per map of this slot: entrant -> its view there
+        for seats, main_role in slot:
+            need = _views_in_match(game, seats, watched)
+            at = next(
+                (i for i, held in enumerate(maps)
+                 if all(held.get(who, view) == view for who, view in need.items())),
+                len(maps),
+            )
+            if at == len(maps):
+                maps.append({})
+            maps[at].update(need)
+            plans.append(_plan(tournament, game, first + at, mode, seats, main_role, seed, judge))
+        first += max(len(maps), 1)
+    return plans
+
+
+def _views_in_match(
+    game: GameSlot, seats: Sequence[SeatPlan], watched: set[str]
+) -> dict[str, str]:
+    """entrant -> the view it holds in this match; an entrant in two seats that see
+    different things of the map (an entrant that is also an NPC) is refused."""
+    held: dict[str, SeatPlan] = {}
+    for seat in seats:
+        if seat.participant not in watched:
+            continue
+        other = held.setdefault(seat.participant, seat)
+        if game.view(other.role) != game.view(seat.role):
+            raise ConfigError(_two_views(game, seat.participant, other, seat, "in one match"))
+    return {who: game.view(seat.role) for who, seat in held.items()}
+
+
+def _two_views(game: GameSlot, who: str, a: SeatPlan, b: SeatPlan, where: str) -> str:
+    npc = next((s for s in (a, b) if not s.main), None)
+    fix = (
+        f" '{who}' is also the NPC for {npc.role}: name an npc_only participant (the same "
+        "player spec is fine) as the NPC instead."
+        if npc is not None
+        else " This is a planning bug; please report it."
+    )
+    return (
+        f"Game '{game.name}': participant '{who}' would play {a.role} and {b.role} {where}, "
+        f"roles that see different things of a map, so what it saw as one could help it as "
+        f"the other.{fix}"
+    )
+
+
+def check_map_information(
+    plans: Sequence[MatchPlan], games: Sequence[GameSlot], entrants: Sequence[str]
+) -> None:
+    """Raise ConfigError when an entrant holds two seats, on one map of a game, whose roles
+    see different things of it (`GameSlot.views`). Every plan is held to this."""
+    by_name = {g.name: g for g in games}
+    watched = set(entrants)
+    held: dict[tuple[str, int, str], SeatPlan] = {}
+    for plan in plans:
+        game = by_name[plan.game]
+        for seat in plan.seats:
+            if seat.participant not in watched:
+                continue
+            other = held.setdefault((plan.game, plan.map_index, seat.participant), seat)
+            if game.view(other.role) != game.view(seat.role):
+                raise ConfigError(
+                    _two_views(game, seat.participant, other, seat, f"on map {plan.map_index}")
+                )
 
 
 def seat_assignments(
@@ -258,6 +365,9 @@ def plan_matches(
     seed: int = 0,
     judge: str = "",
 ) -> list[MatchPlan]:
-    """The tournament's plans for `mode` ("eval" or "head_to_head")."""
+    """The tournament's plans for `mode` ("eval" or "head_to_head"), checked by
+    `check_map_information`."""
     builder = eval_pairings if mode == EVAL else head_to_head_pairings
-    return builder(tournament, games, entrants, specs, seed=seed, judge=judge)
+    plans = builder(tournament, games, entrants, specs, seed=seed, judge=judge)
+    check_map_information(plans, games, entrants)
+    return plans

@@ -19,6 +19,7 @@ from arena.specs import parse_spec
 from arena.storage.records import GameInfo, ParticipantInfo
 from tournaments.config import GameConfig, TournamentConfig
 from tournaments.config_errors import Problem, TournamentConfigError, key_path
+from tournaments.map_views import map_views
 from tournaments.pairings import EVAL, GameSlot, MatchPlan, plan_matches
 from tournaments.plugin_problems import registry_problems
 
@@ -108,6 +109,7 @@ def _prepare_game(
         maps=game.maps or config.maps,
         npcs={r: p for r, p in npcs.items() if r in roles},
         max_matches=game.max_matches,
+        views=map_views(program, roles),
     )
     return PreparedGame(game.label, loaded, info, slot), problems
 

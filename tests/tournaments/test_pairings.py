@@ -24,6 +24,11 @@ from tournaments.pairings import (
 
 SPECS = {name: f"random?seed={i}" for i, name in enumerate("abcdefghij")} | {"npc": "random"}
 SOLO = GameSlot("solo", "1", "h1", "xgl", ("black",), rounds=2, maps=3)
+# black and white see all of every map (tournaments.map_views): they may share maps
+OPEN = GameSlot(
+    "open", "1", "h4", "xgl", ("black", "white"), maps=2,
+    views={"black": "omniscient", "white": "omniscient"},
+)
 DUEL = GameSlot("duel", "2", "h2", "xgl", ("alice", "bob"), maps=2, npcs={"alice": "npc", "bob": "npc"})
 TRIO = GameSlot(
     "trio", "1", "h3", "xent", ("alice", "bob", "carol"), maps=2,
@@ -38,9 +43,17 @@ def test_eval_is_a_full_round_robin_over_game_role_map_participant() -> None:
     cells = Counter((p.game, p.main_role, p.map_index, p.seat(p.main_role).participant) for p in plans)  # type: ignore[arg-type]
     assert set(cells.values()) == {1}
     for game in (SOLO, DUEL, TRIO):
+        maps_of_role = {}
         for role in game.roles:
-            for index in range(game.maps):
+            maps_of_role[role] = {i for (g, r, i, _) in cells if (g, r) == (game.name, role)}
+            assert len(maps_of_role[role]) == game.maps  # one map per map slot
+            for index in maps_of_role[role]:  # every entrant of a role on the same maps
                 assert {who for (g, r, i, who) in cells if (g, r, i) == (game.name, role, index)} == set(entrants)
+        # roles that see different things of a map never share one (issue 24)
+        pools = list(maps_of_role.values())
+        assert len(set().union(*pools)) == sum(len(p) for p in pools)
+    assert sorted({p.map_index for p in plans if p.game == "solo"}) == [0, 1, 2]
+    assert sorted({p.map_index for p in plans if p.game == "trio"}) == list(range(6))
 
 
 def test_eval_seats_npcs_without_memory_in_every_other_role() -> None:
@@ -109,13 +122,28 @@ def seat_counts(plans: list[MatchPlan]) -> Counter[tuple[str, str]]:
 def test_head_to_head_small_uses_every_permutation() -> None:
     game = dataclasses.replace(DUEL, npcs={})
     plans = head_to_head_pairings("t", [game], list("abcd"), SPECS)
-    assert len(plans) == 2 * 12  # 2 maps x 4P2
-    for index in range(2):
-        pairs = [tuple(s.participant for s in p.seats) for p in plans if p.map_index == index]
-        assert sorted(pairs) == sorted((x, y) for x in "abcd" for y in "abcd" if x != y)
+    assert len(plans) == 2 * 12  # 2 map slots x 4P2
+    pairs = [tuple(s.participant for s in p.seats) for p in plans]
+    for slot in (pairs[:12], pairs[12:]):
+        assert sorted(slot) == sorted((x, y) for x in "abcd" for y in "abcd" if x != y)
     assert set(seat_counts(plans).values()) == {6}
     assert all(p.mode == HEAD_TO_HEAD and p.main_role is None for p in plans)
     assert all(s.main for p in plans for s in p.seats)
+    # alice and bob see different things: each map is one entrant's as alice, the others
+    # each meet it there as bob, so a seat swap lands on another map
+    for index in {p.map_index for p in plans}:
+        on_map = [p for p in plans if p.map_index == index]
+        assert len({p.seat("alice").participant for p in on_map}) == 1
+        assert len(on_map) == 3
+    assert len({p.map_index for p in plans}) == 2 * 4
+
+
+def test_head_to_head_roles_that_share_a_view_swap_seats_on_the_same_map() -> None:
+    plans = head_to_head_pairings("t", [OPEN], list("abc"), SPECS)
+    assert sorted({p.map_index for p in plans}) == [0, 1]
+    for index in (0, 1):
+        pairs = {tuple(s.participant for s in p.seats) for p in plans if p.map_index == index}
+        assert pairs == {(x, y) for x in "abc" for y in "abc" if x != y}
 
 
 def test_head_to_head_large_samples_balanced_blocks_under_the_budget() -> None:
