@@ -84,9 +84,11 @@ async def connect(
                         "stop it first."
                     ) from None
                 raise
-        except aiohttp.ClientConnectionError:
+        except aiohttp.ClientConnectionError as error:
             if time.monotonic() > deadline:
-                raise
+                raise SystemExit(
+                    f"{url}: cannot connect ({error}); is the arena's match running?"
+                ) from None
         await asyncio.sleep(0.2)
 
 
