@@ -1,32 +1,122 @@
-"""Leaderboard: Bradley–Terry ratings with 95% intervals (forest plot and table), rank
-ranges, provisional marks, role split, rank change, predicted and observed win rates."""
+"""Leaderboard: a headline (participants, matches, games, judge, last update, how to read
+it), Bradley–Terry ratings with 95% intervals (forest plot and table), rank ranges,
+provisional marks, role split, rank change, predicted and observed win rates.
+
+It follows the stored matches: when matches were stored after the latest snapshot it shows
+ratings computed from them now (`dashboard.live_board`), and while a run of the tournament
+is going it reloads itself within seconds of each stored match."""
 
 from __future__ import annotations
 
 import json
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import charts
-from dashboard.cache import compute, query
-from dashboard.context import current
+from dashboard.cache import compute, fresh, query
+from dashboard.context import current, engine_for
 from dashboard.derived import predicted_wins, unit_of
+from dashboard.live_board import LIVE_RESAMPLES, done_matches, live_board, live_config
 from dashboard.ui import need_rows
+
+REFRESH_S = 3.0
+_SEEN = "_lb_latest_seen"  # the latest snapshot id when the page last ran
+
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _done(url: str, watermark: tuple[int, ...], tournament: str | None) -> int:
+    return done_matches(engine_for(url), tournament)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _live_board(url: str, watermark: tuple[int, ...], tournament: str,
+                previous: int | None) -> pd.DataFrame:
+    return live_board(engine_for(url), tournament, previous)
+
 
 ctx = current()
 f = ctx.filters
 st.title("Leaderboard")
 
-snapshot_id = f.snapshot
-if snapshot_id is None:
-    st.info("No rating snapshot stored for this tournament yet: `arena run` stores one after "
-            "each run (or run `arena ratings --tournament NAME --snapshot`).")
+done = _done(ctx.url, ctx.watermark, f.tournament)
+snaps = query("snapshots", f.tournament)
+latest = int(snaps["id"].iloc[0]) if len(snaps) else None
+runs = fresh("live_progress", f.tournament)
+running = runs[(runs["status"] == "running") & ~runs["stale"].astype(bool)]
+# The page follows the newest ratings unless an older snapshot was picked in the sidebar
+# (one that was the newest when last shown counts as following: a run adds snapshots).
+following = f.snapshot is None or f.snapshot in (latest, st.session_state.get(_SEEN))
+st.session_state[_SEEN] = latest
+snapshot_id = latest if following else f.snapshot
+payload = query("snapshot_payload", snapshot_id) if snapshot_id is not None else None
+payload = payload or {}
+live = following and (snapshot_id is None or done > int(payload.get("matches") or 0))
+
+if done == 0 and snapshot_id is None:
+    st.info(f"No match of tournament {f.tournament} is stored yet. Ratings appear here as soon "
+            "as its first matches are stored (`arena run FILE`, or `arena demo`).")
     st.stop()
-payload = query("snapshot_payload", snapshot_id) or {}
 unit, per_natural = unit_of(payload)
-board = compute("snapshot_board", snapshot_id)
-config = payload.get("config", {})
+if live:
+    board = _live_board(ctx.url, ctx.watermark, str(f.tournament), latest)
+    config = live_config()
+    source = (f"computed now from the {done} stored matches ({LIVE_RESAMPLES} bootstrap "
+              "resamples)" + ("" if latest is None else
+                              f"; the latest snapshot #{latest} rated "
+                              f"{int(payload.get('matches') or 0)}"))
+else:
+    board = compute("snapshot_board", snapshot_id)
+    config = payload.get("config", {})
+    source = f"snapshot #{snapshot_id} of {int(payload.get('matches') or 0)} matches"
 min_comparisons = int(config.get("min_comparisons", 30))
+
+
+def _when(moment: object) -> str:
+    if moment is None or pd.isna(moment):
+        return "—"
+    return f"{pd.Timestamp(moment):%Y-%m-%d %H:%M} UTC"
+
+
+judges = sorted(query("judge_specs", f.tournament))
+head = st.columns(5)
+head[0].metric("Participants", len(board))
+head[1].metric("Matches", done)
+head[2].metric("Games", len(query("game_names", f.tournament)))
+head[3].metric("Judge", ", ".join(judges) or "—")
+head[4].metric("Last update", _when(query("date_range", f.tournament)[1]))
+if len(running):
+    row = running.iloc[0]
+    st.warning(f"Provisional: run {row['run']} of {f.tournament} is in progress "
+               f"({row['finished']}/{row['total']} matches). These ratings follow the stored "
+               "matches and will move; this page reloads itself as matches are stored.")
+st.caption(f"Ratings: {source}.")
+with st.expander("How to read this"):
+    st.markdown(
+        "- **Rating** (Bradley–Terry, Elo scale: mean 1000): a 400-point gap means the "
+        "higher-rated participant is expected to beat the other about 10 times out of 11 on "
+        "the same game, map and role. Comparisons come from scores on the same map: in eval "
+        "mode each participant plays the main role against the same NPCs, and the higher "
+        "score wins.\n"
+        "- **95% interval** (low, high): the range the rating takes over bootstrap resamples "
+        "of the matches (games weighted alike). Overlapping intervals mean the data cannot "
+        "yet tell the two apart.\n"
+        "- **Rank range**: the ranks a participant can take given the intervals that overlap "
+        "its own; a single number means its place is settled.\n"
+        f"- **Provisional** (✱, hollow point): fewer than {min_comparisons} comparisons; and "
+        "while a run is in progress every rating is provisional, computed from the matches "
+        "stored so far.")
+
+
+@st.fragment(run_every=REFRESH_S if len(running) else None)
+def _follow() -> None:
+    """While a run is going: reload the page when a match or snapshot was stored."""
+    if len(running) and tuple(fresh("watermark")) != tuple(ctx.watermark):
+        st.rerun()
+
+
+_follow()
 
 left, right = st.columns([3, 1])
 with right:
@@ -95,7 +185,8 @@ st.caption("Observed rates count only true pairwise comparisons: two rated seats
            "(within 1e-6 bits) counts half.")
 
 provenance = {
-    "snapshot": snapshot_id,
+    "snapshot": None if live else snapshot_id,
+    "computed_live_from_matches": done if live else None,
     "tournament": f.tournament,
     "judge": f.judge or sorted(query("judge_specs", f.tournament)),
     "config_sha256": query("run_config_sha", payload.get("run_id")),
@@ -106,7 +197,7 @@ provenance = {
 header = "".join(f"# {k}: {json.dumps(v, sort_keys=True)}\n" for k, v in provenance.items())
 c1, c2 = st.columns(2)
 c1.download_button("Download CSV", header + board.to_csv(index=False),
-                   file_name=f"leaderboard-{snapshot_id}.csv", mime="text/csv")
+                   file_name=f"leaderboard-{'live' if live else snapshot_id}.csv", mime="text/csv")
 c2.download_button("Download JSON", json.dumps(
     {"provenance": provenance, "rows": json.loads(board.to_json(orient="records"))}, indent=2),
-    file_name=f"leaderboard-{snapshot_id}.json", mime="application/json")
+    file_name=f"leaderboard-{'live' if live else snapshot_id}.json", mime="application/json")

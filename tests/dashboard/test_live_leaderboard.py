@@ -1,0 +1,86 @@
+"""The Leaderboard follows the stored matches (issue 18, items 1 and 2): with no snapshot,
+or matches stored after the latest one, it shows ratings computed from the stored matches
+now (the same fit `arena ratings` makes, with intervals), a headline, and marks them
+provisional while a run is going."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from arena.storage import Store
+from arena.storage.live import RunProgress, write_live
+from arena.storage.read_only import open_read_only
+from dashboard.live_board import live_board
+from tests.dashboard.conftest import OpenApp, no_exception
+from tests.dashboard.test_live import copy_db
+from tournaments.ratings.service import rating_rows
+
+
+def _without_snapshots(url: str) -> None:
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+        conn.execute("DELETE FROM rating_snapshots")
+
+
+def _done(url: str) -> int:
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM matches m JOIN tournaments t ON t.id = m.tournament_id "
+            "WHERE t.name = 'nightly' AND m.status = 'done'").fetchone()
+    return int(row[0])
+
+
+def test_without_a_snapshot_the_leaderboard_rates_the_stored_matches(
+    open_app: OpenApp, arena_db: str, tmp_path: Path
+) -> None:
+    url = copy_db(arena_db, tmp_path)
+    _without_snapshots(url)  # what `arena demo` used to leave: matches, no snapshot
+    at = open_app("views/leaderboard.py", {"tournament": "nightly"}, url=url)
+    no_exception(at)
+    assert not any("No rating snapshot" in i.value for i in at.info)
+    shown = " ".join(c.value for c in at.caption)
+    assert f"computed now from the {_done(url)} stored matches" in shown
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Matches"] == str(_done(url)) and metrics["Judge"] == "ngram"
+    assert metrics["Participants"] == "3" and metrics["Games"] == "3"
+    assert metrics["Last update"].endswith("UTC")
+    board = at.dataframe[0].value.set_index("participant")
+    assert set(board.index) == {"alpha", "beta", "mallory"}
+    assert ((board["ci_low"] <= board["rating"]) & (board["rating"] <= board["ci_high"])).all()
+    assert any(e.label == "How to read this" for e in at.expander)
+
+
+def test_the_live_board_is_the_fit_arena_ratings_makes(arena_db: str) -> None:
+    engine = open_read_only(arena_db)
+    try:
+        live = live_board(engine, "nightly").set_index("participant")
+        cli = {r["participant"]: r for r in rating_rows(engine, ["nightly"])}
+    finally:
+        engine.dispose()
+    assert set(live.index) == set(cli)
+    for name, row in cli.items():  # the point estimate is the same maximum-likelihood fit
+        assert abs(live.loc[name, "rating"] - float(row["rating"])) < 1e-6
+        assert live.loc[name, "n_comparisons"] == row["n_comparisons"]
+        assert live.loc[name, "ci_low"] <= live.loc[name, "rating"] <= live.loc[name, "ci_high"]
+
+
+def test_a_running_tournament_marks_the_ratings_provisional(
+    open_app: OpenApp, arena_db: str, tmp_path: Path
+) -> None:
+    url = copy_db(arena_db, tmp_path)
+    store = Store.open(url)
+    try:
+        with store.engine.connect() as conn:
+            run_id, tournament_id = conn.exec_driver_sql(
+                "SELECT r.id, r.tournament_id FROM runs r JOIN tournaments t ON "
+                "t.id = r.tournament_id WHERE t.name = 'nightly' ORDER BY r.id DESC").first()
+        write_live(store.engine, RunProgress(
+            run_id=run_id, tournament_id=tournament_id, status="running", total=40,
+            done_before=20, done=3, started_at=datetime.now(UTC)))
+    finally:
+        store.close()
+    at = open_app("views/leaderboard.py", {"tournament": "nightly"}, url=url)
+    no_exception(at)
+    assert any(w.value.startswith(f"Provisional: run {run_id} of nightly is in progress "
+                                  "(23/40 matches)") for w in at.warning)
