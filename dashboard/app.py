@@ -95,17 +95,15 @@ def _init_widgets_from_url() -> None:
 
 
 def _follow_opened_match(url: str, watermark: tuple[int, ...]) -> None:
-    """A match opened by link (``?match=N``) sets the tournament filter to its own, once per
+    """A match opened by link (``?match=KEY``) sets the tournament filter to its own, once per
     match opened, so the sidebar never names another tournament than the replay shows. A
     filter changed afterwards is kept: the replay then says the match lies outside it."""
     linked = st.query_params.get(P_MATCH)
     if linked is None or linked == st.session_state.get(_FOLLOWED):
         return
     st.session_state[_FOLLOWED] = linked
-    try:
-        detail = query_at(url, watermark, "match_detail", int(linked))
-    except ValueError:
-        return
+    match_id = query_at(url, watermark, "match_ref", linked)  # a short key (or an old id)
+    detail = None if match_id is None else query_at(url, watermark, "match_detail", match_id)
     if detail is not None and detail.tournament != st.session_state.get("f_tournament"):
         st.session_state["f_tournament"] = detail.tournament
         st.session_state.pop("f_snapshot", None)  # snapshots belong to a tournament
@@ -201,9 +199,32 @@ def main() -> None:
     set_current(Context(url, filters, watermark))
     _sync_url(filters)
     st.sidebar.text("Read-only view of " + _public(url))
-    pages = [st.Page(path, title=title, url_path=slug, icon=icon)
-             for path, title, slug, icon in shown]
-    st.navigation(pages).run()
+    pages = {slug: st.Page(path, title=title, url_path=slug, icon=icon)
+             for path, title, slug, icon in shown}
+    landing = _landing_slug(engine, [slug for _, _, slug, _ in shown])
+    st.navigation([st.Page(_open_page(pages[landing]), title="Xent Arena", url_path="home",
+                           default=True, visibility="hidden"), *pages.values()]).run()
+
+
+def _landing_slug(engine: Any, slugs: list[str]) -> str:
+    """The page the bare address opens: Live while a tournament runs (read now, not
+    cached: a run ends without new data), else the Leaderboard (or the first page a
+    database without tournaments shows)."""
+    if "live" in slugs and (data.live_progress(engine)["status"] == "running").any():
+        return "live"
+    return "leaderboard" if "leaderboard" in slugs else slugs[0]
+
+
+def _open_page(page: Any) -> Any:
+    """The hidden default page at the bare address: it opens `page` with the link's query
+    parameters. Every visible page keeps its own path (`/live`, `/leaderboard`): Streamlit
+    serves its default page at the root only, so a visible default page had no path."""
+
+    def landing() -> None:
+        st.switch_page(page, query_params={k: st.query_params.get_all(k)
+                                           for k in st.query_params})
+
+    return landing
 
 
 main()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Literal
 
 import numpy as np
@@ -235,3 +236,25 @@ def role_advantage(scores: pd.DataFrame) -> pd.DataFrame:
     table = table.rename(columns={"count": "matches"})
     table["advantage"] = table["mean"] - table.groupby("game")["mean"].transform("mean")
     return table
+
+
+# ------------------------------------------------------------------------------ schedules
+
+OVERDUE_GRACE_S = 90.0  # the scheduler re-reads schedules every 30 s by default
+
+
+def overdue_schedules(schedules: pd.DataFrame, now: datetime,
+                      grace_s: float = OVERDUE_GRACE_S) -> pd.DataFrame:
+    """Enabled schedules whose next fire time passed more than `grace_s` ago and that no
+    process is running now (no live lease): the scheduler is probably not running. Columns
+    of `data.schedules` plus ``late_s``."""
+    if not len(schedules):
+        return schedules.assign(late_s=pd.Series(dtype=float))
+    nxt = pd.to_datetime(schedules["next_run_at"], utc=True, format="mixed")
+    until = pd.to_datetime(schedules["lease_until"], utc=True, format="mixed")
+    at = pd.Timestamp(now).tz_convert("UTC") if pd.Timestamp(now).tzinfo \
+        else pd.Timestamp(now).tz_localize("UTC")
+    late = (at - nxt).dt.total_seconds()
+    leased = schedules["lease_owner"].notna() & (until > at)
+    keep = schedules["enabled"].astype(bool) & nxt.notna() & (late > grace_s) & ~leased
+    return schedules[keep].assign(late_s=late[keep])

@@ -54,9 +54,10 @@ def link_params(**extra: str) -> dict[str, str | list[str]]:
     return {**params_from_filters(current().filters), **extra}
 
 
-def replay_link(match_id: int, seat: str | None = None) -> str:
-    """A relative link to the replay of `match_id` with the current filters (shareable)."""
+def replay_link(match: int | str, seat: str | None = None) -> str:
+    """A relative link to the replay of `match` (its short key, or its id) with the current
+    filters (shareable)."""
     from urllib.parse import urlencode
 
-    extra = {"match": str(match_id), **({"seat": seat} if seat else {})}
+    extra = {"match": str(match), **({"seat": seat} if seat else {})}
     return "replay?" + urlencode(link_params(**extra), doseq=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard import tables
 from dashboard.cache import query
 from dashboard.context import current
 from dashboard.data import MATCH_TABLE_LIMIT
@@ -40,15 +41,13 @@ st.caption(f"{len(frame)} match(es) shown (newest first, at most {MATCH_TABLE_LI
            f"{total} in the filtered tournament. Select a row to open its replay.")
 if not need_rows(frame, "matches"):
     st.stop()
-frame.insert(0, "replay", [replay_link(int(m)) for m in frame["match"]])
-event = st.dataframe(
-    frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-    key="m_table",
-    column_config={"duration_s": st.column_config.NumberColumn("duration (s)", format="%.2f"),
-                   "finished_at": st.column_config.DatetimeColumn("finished (UTC)"),
-                   "replay": st.column_config.LinkColumn("replay", display_text="open")},
+ref = frame["key"] if "key" in frame else frame["match"]  # the short key when stored
+frame.insert(0, "replay", [replay_link(str(r)) for r in ref])
+event = tables.show(
+    frame, on_select="rerun", selection_mode="single-row", key="m_table",
+    labels={"match": "id"},
+    column_config={"replay": st.column_config.LinkColumn("replay", display_text="open")},
 )
 rows = event.selection.rows if event is not None else []
 if rows:
-    match_id = int(frame.iloc[rows[0]]["match"])
-    st.switch_page("views/replay.py", query_params=link_params(match=str(match_id)))
+    st.switch_page("views/replay.py", query_params=link_params(match=str(ref.iloc[rows[0]])))

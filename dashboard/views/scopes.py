@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard import tables
 from dashboard.cache import fresh
 
 st.title("Scopes")
@@ -15,7 +16,7 @@ if not len(scopes):
     st.info("No scope grown yet. Grow one with arena scope grow \\-\\-name NAME \\-\\-from GAME "
             "\\-\\-db URL, then reload; a tournament file plays it with games = \"scope:NAME\".")
     st.stop()
-st.dataframe(scopes, hide_index=True, width="stretch")
+tables.show(scopes)
 names = list(scopes["scope"])
 name = st.selectbox("Scope", names, key="s_scope")
 view = fresh("scope_view", name)
@@ -27,14 +28,14 @@ st.text(f"status {view['status']}, round {view['round']}, {view['candidates']} c
 with st.expander("Parameters"):
     st.json(view["params"])
 st.subheader("Rounds")
-st.dataframe(view["rounds"], hide_index=True, width="stretch")
+tables.show(view["rounds"])
 st.subheader("Transfer covers (Def. 45)")
-st.dataframe(view["covers"], hide_index=True, width="stretch")
+tables.show(view["covers"])
 st.caption("Δ_Γ(Σ) = min over G in Σ of max over G' in Γ of V_G'(G), over the transfer values "
            "the growth measured (V_G(G) = 1); a game with no measured value from Γ is counted "
            "in the last column and left out of the minimum.")
 st.subheader("Archive")
-st.dataframe(view["archive"], hide_index=True, width="stretch")
+tables.show(view["archive"])
 st.caption("in scope: an initial game or an accepted candidate; gamma: the largest transfer "
            "value from a game of the scope to the candidate, when measured; decision: why the "
            "growth kept it or stopped at it.")

@@ -4,38 +4,52 @@ crosstable for head-to-head games, recurring schedules with next fire time and h
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
+import pandas as pd
 import streamlit as st
 
-from dashboard.cache import query
+from dashboard import tables
+from dashboard.cache import fresh, query
 from dashboard.context import current
+from dashboard.derived import overdue_schedules
+from dashboard.ui import plain
 
 ctx = current()
 f = ctx.filters
 st.title("Tournaments and schedules")
 tours = query("tournaments")
-st.dataframe(tours.drop(columns=["config_json"]), hide_index=True, width="stretch")
+tables.show(tours.drop(columns=["config_json"]))
 
 st.subheader("Configuration")
 config = tours.set_index("name")["config_json"].get(f.tournament, "{}")
 st.json(json.loads(config or "{}"), expanded=False)
 st.subheader("Runs")
-st.dataframe(query("runs", f.tournament), hide_index=True, width="stretch")
+tables.show(query("runs", f.tournament))
 
 st.subheader("Crosstable (win–draw–loss, row against column)")
 pairs = query("head_to_head", f)
 if len(pairs):
     pairs = pairs.assign(wdl=[f"{w}–{d}–{ls}" for w, d, ls in
                               zip(pairs["wins"], pairs["draws"], pairs["losses"], strict=True)])
-    st.dataframe(pairs.pivot(index="a", columns="b", values="wdl"), width="stretch")
+    st.dataframe(pairs.pivot(index="a", columns="b", values="wdl"), width="stretch",
+                 placeholder="")
 else:
     st.info("No head-to-head matches in this selection (eval-mode tournaments compare "
             "participants across matches; see the Leaderboard).")
 
 st.subheader("Recurring schedules")
-schedules = query("schedules")
+schedules = fresh("schedules")  # next fire times move without new matches: read now
 if len(schedules):
-    st.dataframe(schedules, hide_index=True, width="stretch")
-    st.dataframe(query("schedule_runs"), hide_index=True, width="stretch")
+    for late in overdue_schedules(schedules, datetime.now(UTC)).itertuples():
+        due = pd.Timestamp(late.next_run_at)
+        st.warning(
+            f"Overdue: schedule {plain(late.name)} was due at {due:%Y-%m-%d %H:%M:%S} UTC "
+            f"({late.late_s / 60:.0f} min ago) and has not started. Is the scheduler "
+            "running? Start it with `arena scheduler --db URL`, or run this schedule once "
+            "now with `arena schedule run-now NAME --db URL`.")
+    tables.show(schedules, labels={"cron": "cron", "name": "schedule"})
+    st.caption("Runs of the schedules (newest first)")
+    tables.show(query("schedule_runs"), labels={"id": "run"})
 else:
     st.info("No recurring schedule. Add one with `arena schedule add FILE --cron '0 3 * * *'`.")

@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts
+from dashboard import charts, tables
 from dashboard.cache import fresh
 
 st.title("Transfer")
@@ -30,7 +30,7 @@ with st.expander("Setting"):
 sha = str(chosen["setting_sha256"])
 verdicts = fresh("transfer_verdicts", sha)
 st.subheader("Fine-tuning playability (Def. 35)")
-st.dataframe(verdicts, hide_index=True, width="stretch")
+tables.show(verdicts)
 st.caption("before: S_G(M); after: S_G(F_G[M]) (means over the same evaluation maps). "
            "Playable in fine-tuning mode when the gain's bootstrap interval lies above 0.")
 values = fresh("transfer_values", sha)
@@ -48,10 +48,10 @@ if len(values):
                           columns=[g for g in games if g in table.columns])
     st.subheader("Transfer value V_row(column) (Def. 37)")
     st.dataframe(table.rename_axis(index="fine-tuned on", columns="evaluated at"),
-                 width="stretch")
+                 width="stretch", placeholder="")
     st.caption("value [bootstrap interval over maps]. Undefined: the row's fine-tuning gain "
                "interval is not above 0 (Def. 37 needs a playable source game).")
     st.altair_chart(charts.transfer_heatmap(values, games), width="stretch")
-    st.dataframe(values, hide_index=True, width="stretch")
+    tables.show(values)
 else:
     st.info("No transfer value stored for this setting yet.")

@@ -65,7 +65,7 @@ def test_a_running_tournament_shows_progress_in_flight_and_judge_health(
 
 
 def test_no_running_tournament_says_how_to_start_one(open_app: OpenApp) -> None:
-    at = open_app(None, {"tournament": "nightly"})
+    at = open_app("views/live.py", {"tournament": "nightly"})
     no_exception(at)
     assert any("No tournament is running now" in i.value for i in at.info)
 
