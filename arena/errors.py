@@ -53,6 +53,8 @@ class Diagnostic:
 
     def render(self) -> str:
         shown, col, end_col = _window(self.source_line, self.col, self.end_col)
+        # A lone surrogate cannot be printed or stored: one U+FFFD keeps the caret aligned.
+        shown = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in shown)
         caret = " " * col + "^" * max(1, end_col - col)
         text = (
             f"{self.filename}:{self.line}:{self.col + 1}: error: {self.message}\n"

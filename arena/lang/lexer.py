@@ -261,6 +261,13 @@ def _read_escape(text: str, i: int) -> tuple[str, int]:
         digits = text[i + 2 : i + 2 + widths[ch]]
         if len(digits) == widths[ch] and all(c in "0123456789abcdefABCDEF" for c in digits):
             code = int(digits, 16)
+            if 0xD800 <= code <= 0xDFFF:  # half of a UTF-16 pair: not text, not storable
+                raise XGLSyntaxProblem(
+                    i,
+                    i + 2 + widths[ch],
+                    f"\\{ch}{digits} is a lone surrogate, not a character",
+                    "write the character itself or its code point, e.g. \\U0001F600 for 😀",
+                )
             if code <= 0x10FFFF:
                 return chr(code), i + 2 + widths[ch]
         raise XGLSyntaxProblem(

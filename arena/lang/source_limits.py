@@ -14,11 +14,22 @@ from arena.lang.lexer import Token, XGLSyntaxProblem
 from arena.lang.limits import ResourceLimits, raise_hint
 
 # A string literal (possibly unterminated) or the start of a comment, scanned in C.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LITERAL_OR_COMMENT = re.compile(r""""(?:[^"\\]+|\\.?)*"?|'(?:[^'\\]+|\\.?)*'?|#""")
 
 
 def check_line_size(text: str, limits: ResourceLimits) -> None:
-    """Raise XGLSyntaxProblem if the line, or a string literal on it, is over its limit."""
+    """Raise XGLSyntaxProblem if the line, or a string literal on it, is over its limit,
+    or if it holds a lone surrogate (text no database or console can store)."""
+    surrogate = LONE_SURROGATE.search(text)
+    if surrogate is not None:
+        raise XGLSyntaxProblem(
+            surrogate.start(),
+            surrogate.end(),
+            f"this line holds a lone surrogate (U+{ord(surrogate.group()):04X}), which is not "
+            "text",
+            "save the game as UTF-8 and write whole characters",
+        )
     if len(text) <= limits.max_line_chars:
         return
     for match in _LITERAL_OR_COMMENT.finditer(text):

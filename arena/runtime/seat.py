@@ -54,6 +54,12 @@ def validate_moves(reply: object, registers: tuple[str, ...]) -> dict[str, str]:
         value = reply[register]
         if not isinstance(value, str):
             raise TypeError(f"move for '{register}' is a {type(value).__name__}, not a string")
+        bad = next((i for i, c in enumerate(value) if "\ud800" <= c <= "\udfff"), None)
+        if bad is not None:  # not text: it could be neither judged, stored nor shown
+            raise ValueError(
+                f"move for '{register}' is not valid text: character {bad} is a lone "
+                f"surrogate (U+{ord(value[bad]):04X}); send UTF-8 text"
+            )
         moves[register] = value
     return moves
 
@@ -99,7 +105,8 @@ async def ask_for_move(seat: Seat, request: MoveRequest, policy: MovePolicy) -> 
             break
         except Exception as error:  # a player's bug must not crash the match
             problems.append(f"{type(error).__name__}: {error}")
-    raise MoveFailed("; ".join(problems))
+    # A player's error message may hold a lone surrogate too; the reason is stored.
+    raise MoveFailed("; ".join(problems).encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 async def close_player(player: object) -> None:

@@ -88,7 +88,7 @@ class MatchWriter:
             except Exception as error:  # the database is unusable: stop taking matches
                 self._failure = error
                 return
-            for match, stored in zip(batch, results, strict=True):
+            for match, stored in results:
                 if stored:
                     self.written += 1
                 else:
@@ -96,12 +96,14 @@ class MatchWriter:
                 if self._on_written is not None:
                     self._on_written(match, stored)
 
-    def _save(self, batch: Sequence[FinishedMatch]) -> list[bool]:
+    def _save(self, batch: Sequence[FinishedMatch]) -> list[tuple[FinishedMatch, bool]]:
         """In the worker thread: the batch in one transaction, or match by match when the
-        batch fails, so one bad record costs only itself (stored as an error)."""
+        batch fails, so one bad record costs only itself (stored as an error). Each match
+        comes back as stored: a match stored as an error is reported as one (and counted
+        in the run's summary)."""
         try:
             self.transactions += 1
-            return self._store.save_matches(batch)
+            return list(zip(batch, self._store.save_matches(batch), strict=True))
         except Exception:
             if len(batch) == 1 and batch[0].status == MATCH_ERROR and not batch[0].events:
                 raise
@@ -109,13 +111,14 @@ class MatchWriter:
         for match in batch:
             self.transactions += 1
             try:
-                results.append(self._store.save_match(match))
+                results.append((match, self._store.save_match(match)))
             except Exception as error:
+                reason = f"storing the match failed: {type(error).__name__}: {error}"
                 bare = dataclasses.replace(
                     match,
                     status=MATCH_ERROR,
-                    error=f"storing the match failed: {type(error).__name__}: {error}",
+                    error=reason.encode("utf-8", "backslashreplace").decode("utf-8"),
                     events=(),
                 )
-                results.append(self._store.save_match(bare))
+                results.append((bare, self._store.save_match(bare)))
         return results

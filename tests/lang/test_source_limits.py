@@ -123,3 +123,18 @@ def test_a_move_length_over_the_limit_is_a_check_error() -> None:
     raised = ResourceLimits(max_move_tokens=10**18)
     load_game(source, limits=raised)
     load_game(source, limits=admitting(source))  # a game the arena already checked
+
+
+def test_a_lone_surrogate_in_a_game_is_a_load_time_error() -> None:
+    # issue 24 item 5: a game literal with a lone surrogate made every match unstorable.
+    escaped, escaped_text, _ = refused('assign(s="a\\ud800b")\n' + TAIL)
+    assert (escaped.line, escaped.col, escaped.end_col) == (1, 11, 17)
+    assert "\\ud800 is a lone surrogate" in escaped.message
+    raw, raw_text, _ = refused('assign(s="a\ud800b")\n' + TAIL)
+    assert (raw.line, raw.col) == (1, 11)
+    assert "lone surrogate (U+D800)" in raw.message
+    in_comment, _, _ = refused("# \udfff\n" + 'assign(s="ab")\n' + TAIL)
+    assert in_comment.line == 1
+    for text in (escaped_text, raw_text):
+        text.encode("utf-8")  # the error itself can be printed
+    load_game('assign(s="\\U0001F600 \\u00e9")\n' + TAIL)  # whole characters are fine

@@ -193,6 +193,26 @@ async def test_the_writer_stores_a_bad_record_as_an_error_and_the_rest_normally(
     assert found["bad"].status == MATCH_ERROR and "storing the match failed" in (found["bad"].error or "")
 
 
+
+async def test_a_match_stored_as_an_error_is_reported_as_one(store: Store) -> None:
+    # issue 24 item 5: a match that could not be stored (a lone surrogate in a move) was
+    # stored as an error while the run's summary, fed by on_written, said "0 error(s)".
+    ids = make_ids(store)
+    unstorable = match(ids, "bad")
+    unstorable.events[2] = ev.ElicitResponse(  # type: ignore[index]
+        round=1, line=1, player="alice", values={"t": "a\ud800b"}, cut=False
+    )
+    reported: dict[str, str] = {}
+    async with MatchWriter(
+        store, on_written=lambda m, ok: reported.setdefault(m.key, m.status)
+    ) as writer:
+        writer.submit(match(ids, "good"))
+        writer.submit(unstorable)
+    assert reported == {"good": MATCH_DONE, "bad": MATCH_ERROR}
+    found = {m.key: m for m in stored_matches(store.engine, "t")}
+    assert found["bad"].status == MATCH_ERROR and "surrogate" in (found["bad"].error or "")
+
+
 def test_the_first_stored_map_wins(store: Store) -> None:
     ids = make_ids(store)
     again = store.ensure_map(ids["game"], 42, "judge:ngram", {"1:9": "another text"})
