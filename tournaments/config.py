@@ -73,6 +73,13 @@ if TYPE_CHECKING:
 
 Mode = Literal["eval", "head_to_head"]
 MAX_FILE_BYTES = 4 * 2**20  # far above any real tournament file; reading stays bounded
+# Maxima of the sizes a tournament file sets: far above any real tournament, low enough
+# that planning and playing stay within memory (maps = 10^12 once exhausted it).
+MAX_MAPS = 10_000
+MAX_ROUNDS = 1_000
+MAX_ENTRIES = 1_000  # participants, and games
+MAX_MATCHES = 1_000_000
+MAX_CONCURRENCY = 10_000
 
 
 def check_spec(text: str) -> str:
@@ -104,7 +111,10 @@ def _npc_setting(value: object) -> object:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # nan and inf are valid TOML but no setting means them: refused like any bad number.
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
 
 class ParticipantConfig(_Strict):
@@ -119,10 +129,12 @@ class GameConfig(_Strict):
     game: str = Field(min_length=1, description="registered game name or file path")
     name: str | None = Field(default=None, pattern=NAME_RE.pattern, description="label")
     dialect: Dialect | None = None
-    rounds: int | None = Field(default=None, ge=1)
-    maps: int | None = Field(default=None, ge=1)
+    rounds: int | None = Field(default=None, ge=1, le=MAX_ROUNDS)
+    maps: int | None = Field(default=None, ge=1, le=MAX_MAPS)
     npc: str | dict[str, str] | None = None
-    max_matches: int | None = Field(default=None, ge=1, description="head-to-head budget")
+    max_matches: int | None = Field(
+        default=None, ge=1, le=MAX_MATCHES, description="head-to-head budget"
+    )
 
     _npc = field_validator("npc", mode="before")(_npc_setting)
 
@@ -133,15 +145,19 @@ class GameConfig(_Strict):
 
 
 class ConcurrencyConfig(_Strict):
-    global_: int = Field(default=8, ge=1, alias="global", description="matches in flight")
+    global_: int = Field(
+        default=8, ge=1, le=MAX_CONCURRENCY, alias="global", description="matches in flight"
+    )
     providers: dict[str, int] = Field(default_factory=dict)
 
     @field_validator("providers")
     @classmethod
     def _positive(cls, value: dict[str, int]) -> dict[str, int]:
-        bad = [k for k, v in value.items() if v < 1]
+        bad = [k for k, v in value.items() if not 1 <= v <= MAX_CONCURRENCY]
         if bad:
-            raise ValueError(f"limits must be >= 1 (see {', '.join(bad)})")
+            raise ValueError(
+                f"limits must be from 1 to {MAX_CONCURRENCY} (see {', '.join(bad)})"
+            )
         return value
 
 
@@ -152,22 +168,27 @@ class RayConfig(_Strict):
         default=None, description="cluster to join, e.g. 'ray://head:10001' or 'auto'"
     )
     max_in_flight: int | None = Field(
-        default=None, ge=1, description="matches submitted at once (default: concurrency)"
+        default=None, ge=1, le=MAX_CONCURRENCY,
+        description="matches submitted at once (default: concurrency)",
     )
     judges: int | None = Field(
-        default=None, ge=1, description="judge actors (default: one per GPU, at least one)"
+        default=None, ge=1, le=MAX_ENTRIES,
+        description="judge actors (default: one per GPU, at least one)",
     )
     judge_gpus: float | None = Field(
-        default=None, ge=0, description="GPUs per judge actor (default: 1 if the cluster has any)"
+        default=None, ge=0, le=MAX_ENTRIES,
+        description="GPUs per judge actor (default: 1 if the cluster has any)",
     )
     judge_resources: dict[str, float] = Field(
         default_factory=dict, description="custom resources each judge actor requires"
     )
     match_retries: int = Field(
-        default=3, ge=0, description="replays after a transient player error or a lost worker"
+        default=3, ge=0, le=100,
+        description="replays after a transient player error or a lost worker",
     )
     match_cpus: float = Field(
-        default=1.0, gt=0, description="CPUs each match task reserves (below 1: several per core)"
+        default=1.0, gt=0, le=MAX_ENTRIES,
+        description="CPUs each match task reserves (below 1: several per core)",
     )
 
 
@@ -182,7 +203,7 @@ class NormalisationConfig(_Strict):
         default="catch-up", description="catch-up, narms (paper Definition 42) or reference"
     )
     theta: float = Field(default=1.0, gt=0, description="narms: bits between levels")
-    m: int = Field(default=2, ge=1, description="narms: number of levels")
+    m: int = Field(default=2, ge=1, le=MAX_ROUNDS, description="narms: number of levels")
 
 
 def _normalisation_setting(value: object) -> object:
@@ -198,19 +219,19 @@ class TournamentConfig(_Strict):
     normalisation: NormalisationConfig = Field(default_factory=NormalisationConfig)
     seed: int = 0
     untrusted_entrants: bool = False
-    rounds: int = Field(default=1, ge=1)
-    maps: int = Field(default=1, ge=1)
+    rounds: int = Field(default=1, ge=1, le=MAX_ROUNDS)
+    maps: int = Field(default=1, ge=1, le=MAX_MAPS)
     npc: str | dict[str, str] | None = None
-    move_timeout: float = Field(default=300.0, gt=0)
-    move_retries: int = Field(default=2, ge=0)
-    ensure_budget: int = Field(default=10, ge=0)
-    instruction_budget: int = Field(default=10_000, ge=1)
+    move_timeout: float = Field(default=300.0, gt=0, le=86_400)
+    move_retries: int = Field(default=2, ge=0, le=100)
+    ensure_budget: int = Field(default=10, ge=0, le=1_000_000)
+    instruction_budget: int = Field(default=10_000, ge=1, le=1_000_000_000)
     limits: ResourceLimits = Field(default_factory=ResourceLimits)
     concurrency: ConcurrencyConfig = Field(default_factory=ConcurrencyConfig)
     executor: str = Field(default="local", description="'local' or 'ray' (or a plugin's)")
     ray: RayConfig = Field(default_factory=RayConfig)
-    participants: list[ParticipantConfig] = Field(min_length=1)
-    games: list[GameConfig] = Field(min_length=1)
+    participants: list[ParticipantConfig] = Field(min_length=1, max_length=MAX_ENTRIES)
+    games: list[GameConfig] = Field(min_length=1, max_length=MAX_ENTRIES)
 
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
     # games = "scope:NAME": each scope game's (text, file name) by label, from the database
@@ -275,6 +296,8 @@ def parse_tournament(
     except ValidationError as error:
         problems += from_validation_error(error, data, FIELDS)
     problems += reference_problems(data)
+    if config is not None:
+        problems += size_problems(config)
     if (problems or config is None) and registry is not None:
         problems += registry_problems(data, registry, base_dir or Path.cwd())
     if problems or config is None:
@@ -317,6 +340,36 @@ def load_tournament(
             str(file), [Problem("(syntax)", f"is not valid TOML: {error}", show_value=False)]
         ) from None
     return parse_tournament(data, str(file), file.resolve().parent, registry, db)
+
+
+def least_matches(config: TournamentConfig) -> int:
+    """A lower bound on the matches the file plans, known before any game is loaded: every
+    entrant plays at least one role of every game on every map (eval), or at least every
+    ordered pair meets on every map, unless max_matches caps it (head-to-head)."""
+    n = sum(not p.npc_only for p in config.participants)
+    total = 0
+    for game in config.games:
+        maps = game.maps or config.maps
+        if config.mode == "eval":
+            total += maps * n
+        else:
+            total += game.max_matches or maps * n * (n - 1)
+    return total
+
+
+def size_problems(config: TournamentConfig) -> list[Problem]:
+    """A tournament too big to plan: refused at load, before planning runs out of memory."""
+    least = least_matches(config)
+    if least <= MAX_MATCHES:
+        return []
+    return [
+        Problem(
+            "(size)",
+            f"plans at least {least:,} matches, over the maximum of {MAX_MATCHES:,}; lower "
+            "maps, or the number of games or participants, or split the tournament",
+            show_value=False,
+        )
+    ]
 
 
 def reference_problems(data: Mapping[str, Any]) -> list[Problem]:

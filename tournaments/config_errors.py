@@ -5,7 +5,7 @@ Every problem found is reported at once; values that may hold secrets are redact
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,10 +104,24 @@ def from_validation_error(
             problems.append(Problem(path, message, show_value=False))
         elif kind == "missing":
             problems.append(Problem(path, "this key is required", show_value=False))
+        elif kind in _BOUNDS:
+            problems.append(Problem(path, _BOUNDS[kind](item.get("ctx") or {}), _input(item)))
         else:
             message = _clean(str(item["msg"]))
             problems.append(Problem(path, message, _input(item)))
     return problems
+
+
+_BOUNDS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "less_than_equal": lambda ctx: (
+        f"must be at most {ctx.get('le')}; larger sizes do not fit in memory or time, so "
+        f"write a value up to {ctx.get('le')}."
+    ),
+    "too_long": lambda ctx: (
+        f"has too many entries: at most {ctx.get('max_length')}; split the tournament."
+    ),
+    "finite_number": lambda ctx: "must be a finite number, not nan or inf; write e.g. 1.0.",
+}
 
 
 def _input(item: Mapping[str, Any]) -> object:

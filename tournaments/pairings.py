@@ -47,6 +47,7 @@ from arena.runtime.seeds import derive_seed
 EVAL = "eval"
 HEAD_TO_HEAD = "head_to_head"
 _ENUMERATE_LIMIT = 20_000  # offset tuples listed in full below this; sampled above
+_MAX_ASSIGNMENTS = 1_000_000  # seat orders per map listed in full (config.MAX_MATCHES)
 
 
 @dataclass(frozen=True)
@@ -309,6 +310,12 @@ def seat_assignments(
             f"for {seats} seat(s). Add participants or use mode = \"eval\" with NPCs."
         )
     total = math.perm(n, seats)
+    if (limit is None or limit >= total) and total > _MAX_ASSIGNMENTS:
+        raise ConfigError(  # listing them would exhaust memory (issue 24 item 10)
+            f"{n} participants fill {seats} seats in {total:,} orders per map, over the "
+            f"maximum of {_MAX_ASSIGNMENTS:,}. Set max_matches on the game (e.g. "
+            f"max_matches = {n * 10}) to play a rotation sample, or use fewer participants."
+        )
     if limit is None or limit >= total:
         return list(itertools.permutations(people, seats))
     blocks = limit // n
