@@ -13,8 +13,6 @@ import altair as alt
 import pandas as pd
 
 AnyChart = Any  # an Altair chart (Chart, LayerChart or FacetChart); its chaining API is untyped
-HEAT_SCHEME: Any = "orangered"  # more bits (more surprise) is darker
-TOKENS_PER_ROW = 12
 _FONT = 11
 FOREST_ROW_PX = 26
 LABEL_LIMIT_PX = 260
@@ -225,51 +223,26 @@ def rank_probabilities(probs: pd.DataFrame) -> AnyChart:
         height=height, autosize=ROWS_AUTOSIZE)
 
 
-def token_frame(tokens: Sequence[str], bits: Sequence[float], label: str = "") -> pd.DataFrame:
-    """Heat-map rows: one per token with its grid cell; a leading space shows as '·' so
-    word boundaries stay visible."""
-    shown = [tok.replace(" ", "·").replace("\n", "⏎") for tok in tokens]
-    return pd.DataFrame({
-        "label": label,
-        "position": range(len(tokens)),
-        "row": [i // TOKENS_PER_ROW for i in range(len(tokens))],
-        "column": [i % TOKENS_PER_ROW for i in range(len(tokens))],
-        "token": shown,
-        "bits": [float(b) for b in bits],
-    })
-
-
-def token_heatmap(frame: pd.DataFrame, facet: bool = False) -> AnyChart:
-    """Per-token cross-entropy: each token a cell coloured by its bits; hover shows the bits.
-    With `facet`, one block per `label` (aligned diff of two texts)."""
-    base = alt.Chart(frame).encode(
-        x=alt.X("column:O", axis=None),
-        y=alt.Y("row:O", axis=None),
-        tooltip=["position", "token", alt.Tooltip("bits:Q", format=".3f")],
-    )
-    rect = base.mark_rect(stroke="white").encode(
-        color=alt.Color("bits:Q", scale=alt.Scale(scheme=HEAT_SCHEME), title="bits")
-    )
-    dark = float(frame["bits"].min() + 0.6 * (frame["bits"].max() - frame["bits"].min())) \
-        if len(frame) else 0.0
-    text = base.mark_text(fontSize=_FONT, limit=60).encode(
-        text="token:N",  # dark cells get light text
-        color=alt.condition(f"datum.bits > {dark!r}", alt.value("white"), alt.value("black")),
-    )
-    layered = (rect + text).properties(width=TOKENS_PER_ROW * 64, height=alt.Step(22))
-    if facet:
-        return layered.facet(row=alt.Row("label:N", title=None))
-    return layered
+# Seats of one match often score the same (a cooperative game rewards both alike): each
+# seat gets its own dash pattern and hollow marker shape, so a line drawn on top of another
+# leaves the one below showing through its gaps and around its markers.
+SEAT_DASHES: Any = alt.Scale(range=[[1, 0], [6, 3], [2, 2], [8, 3, 2, 3]])
+SEAT_SHAPES: Any = alt.Scale(range=["circle", "square", "triangle-up", "diamond"])
 
 
 def round_scores(scores: pd.DataFrame) -> AnyChart:
-    """Score per round and seat (columns round, seat, score)."""
-    return (
-        alt.Chart(scores)
-        .mark_line(point=True)
-        .encode(x=alt.X("round:O"), y=alt.Y("score:Q", title="round score (bits)"),
-                color="seat:N", tooltip=["seat", "round", alt.Tooltip("score:Q", format=".3f")])
+    """Score per round and seat (columns round, seat, score): a line, a dash pattern and a
+    hollow marker per seat, so seats with equal scores stay visible."""
+    base = alt.Chart(scores).encode(
+        x=alt.X("round:O"), y=alt.Y("score:Q", title="round score (bits)"),
+        color=alt.Color("seat:N", scale=PARTICIPANT_SCALE, title="seat"),
+        tooltip=["seat", "round", alt.Tooltip("score:Q", format=".3f")],
     )
+    line = base.mark_line(strokeWidth=2).encode(
+        strokeDash=alt.StrokeDash("seat:N", scale=SEAT_DASHES, title="seat"))
+    points = base.mark_point(filled=False, strokeWidth=2).encode(
+        shape=alt.Shape("seat:N", scale=SEAT_SHAPES, title="seat"), size=alt.value(90))
+    return alt.layer(line, points)
 
 
 def score_distribution(scores: pd.DataFrame) -> AnyChart:

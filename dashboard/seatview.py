@@ -1,16 +1,25 @@
 """What one seat of a match saw (its information set, XGL.md section 4), from the stored
-transcript: which events reached it, and whether hidden text leaked into what it saw."""
+transcript: the events that reached it and its rewards exactly as the runtime gave them
+(`Reward.seat_view`, written by `arena.runtime.feedback`), so the replay "as a seat" shows
+that seat's information set and nothing else; plus a check that no hidden text leaked into
+what it saw."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from arena.events import Event
+import pandas as pd
+
+from arena.events import Event, Reward, SeatRewardTerm
+from arena.runtime.feedback import FEEDBACK_RESOLUTION_BITS
+from arena.transcript import render_event
 
 MIN_LEAK_CHARS = 8  # shorter hidden values match by chance (a word, a space)
 _OWN_EVENTS = ("elicit_request", "elicit_response", "reveal", "reward", "failed_ensure", "forfeit")
 _PUBLIC_EVENTS = ("round_started", "round_finished")
+_DECIMALS = len(f"{FEEDBACK_RESOLUTION_BITS:f}".rstrip("0").split(".")[1])
 
 
 def seen_by(event: Event, seat: str) -> bool:
@@ -19,6 +28,87 @@ def seen_by(event: Event, seat: str) -> bool:
     if event.type in _PUBLIC_EVENTS:
         return True
     return event.type in _OWN_EVENTS and event.player == seat
+
+
+def signed_sources(terms: Sequence[Any]) -> str:
+    """`xed(s|t) - 2*xed(t|s)`: sources with their coefficients (as the runtime writes them)."""
+    text = ""
+    for term in terms:
+        factor = f"{abs(term.coefficient)}*" if abs(term.coefficient) != 1 else ""
+        sign = "-" if term.coefficient < 0 else "+"
+        text += (f"{'-' if sign == '-' else ''}{factor}{term.source}" if not text
+                 else f" {sign} {factor}{term.source}")
+    return text
+
+
+def referee_terms(event: Reward) -> list[SeatRewardTerm]:
+    """Every term of the reward in full (the referee's view)."""
+    return [SeatRewardTerm(source=t.source, coefficient=t.coefficient, tokens=t.tokens,
+                           bits=t.bits, total=t.total) for t in event.terms]
+
+
+def received_terms(event: Reward) -> list[SeatRewardTerm]:
+    """The reward's terms as its seat received them. A transcript stored before the runtime
+    recorded seat views gives only the total, rounded as hidden totals are: which terms the
+    seat could read per token is not known from it, so none is shown."""
+    if event.seat_view is not None:
+        return list(event.seat_view)
+    return [SeatRewardTerm(source=signed_sources(event.terms), coefficient=1, tokens=[],
+                           bits=[], total=round(event.total, _DECIMALS), hidden=True)]
+
+
+def received_total(event: Reward) -> float:
+    """The reward as its seat knows it (exact unless part of it scored hidden text)."""
+    return float(sum(t.total for t in received_terms(event)))
+
+
+def seat_events(events: Sequence[Event], seat: str) -> list[Event]:
+    """The events `seat` received, in order."""
+    return [e for e in events if seen_by(e, seat)]
+
+
+def known_scores(events: Sequence[Event], seat: str) -> pd.DataFrame:
+    """The seat's own score per round as it knows it (round, seat, score): the sum of its
+    rewards as received; None for a round it forfeited."""
+    rows = []
+    for e in events:
+        if e.type != "round_finished" or seat not in e.scores:
+            continue
+        rewards = [received_total(r) for r in events
+                   if r.type == "reward" and r.round == e.round and r.player == seat]
+        score = None if e.scores[seat] is None else float(sum(rewards))
+        rows.append({"round": e.round, "seat": seat, "score": score})
+    return pd.DataFrame(rows, columns=["round", "seat", "score"])
+
+
+def _terms_text(terms: Sequence[SeatRewardTerm]) -> str:
+    hidden = " (over text it never saw: total only)"
+    return "; ".join(f"{t.source} = {t.total:+.3f}{hidden if t.hidden else ''}" for t in terms)
+
+
+def render_for(event: Event, seat: str) -> str:
+    """One line for an event `seat` received, as it received it (rewards as given, a round's
+    end with its own score only)."""
+    where = f"[round {event.round}, line {event.line}]"
+    if event.type == "reward":
+        terms = received_terms(event)
+        return (f"{where} {seat} rewarded {sum(t.total for t in terms):+.3f} bits: "
+                f"{_terms_text(terms)}")
+    if event.type == "round_finished":
+        return f"[round {event.round}] round finished"
+    return render_event(event)
+
+
+def as_received(event: Event, seat: str) -> dict[str, Any]:
+    """The event's fields as `seat` received them (for the step-by-step view)."""
+    if event.type == "reward":
+        terms = received_terms(event)
+        return {"round": event.round, "line": event.line, "player": event.player,
+                "type": "reward", "total": sum(t.total for t in terms),
+                "terms": [t.model_dump() for t in terms]}
+    if event.type == "round_finished":
+        return {"round": event.round, "line": event.line, "type": "round_finished"}
+    return event.model_dump()
 
 
 def seen_texts(events: Sequence[Event], seat: str) -> list[tuple[int, str, str]]:

@@ -7,35 +7,34 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from arena.events import Event, RewardTerm
+from arena.events import Event, SeatRewardTerm
 from arena.transcript import render_event
-from dashboard.seatview import seen_by
+from dashboard.seatview import received_terms, referee_terms, render_for, seen_by
 
 MARK = "▶"
 
 
 def event_table(events: Sequence[Event], seat: str | None = None) -> pd.DataFrame:
-    """One row per event: step, round, line, type, player, what happened; with `seat`, a
-    ``seen`` column saying whether that seat received it."""
-    frame = pd.DataFrame({
+    """One row per event: step, round, line, type, player, what happened. With `seat`, only
+    the events that seat received, as it received them (`dashboard.seatview`)."""
+    if seat is not None:
+        events = [e for e in events if seen_by(e, seat)]
+    return pd.DataFrame({
         "step": range(len(events)),
         "round": [e.round for e in events],
         "line": [e.line for e in events],
         "type": [e.type for e in events],
         "player": [e.player or "" for e in events],
-        "what": [render_event(e) for e in events],
+        "what": [render_event(e) if seat is None else render_for(e, seat) for e in events],
     })
-    if seat is not None:
-        frame["seen"] = [seen_by(e, seat) for e in events]
-    return frame
 
 
-def moves(events: Sequence[Event]) -> pd.DataFrame:
-    """Every move: round, seat, register, move, cut."""
+def moves(events: Sequence[Event], seat: str | None = None) -> pd.DataFrame:
+    """Every move (with `seat`: that seat's own moves): round, seat, register, move, cut."""
     rows = [
         {"round": e.round, "seat": e.player or "", "register": register, "move": value,
          "cut": register in e.cut_registers}
-        for e in events if e.type == "elicit_response"
+        for e in events if e.type == "elicit_response" and seat in (None, e.player)
         for register, value in e.values.items()
     ]
     return pd.DataFrame(rows, columns=["round", "seat", "register", "move", "cut"])
@@ -48,11 +47,17 @@ def round_scores(events: Sequence[Event]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["round", "seat", "score"])
 
 
-def rewards(events: Sequence[Event], round_number: int) -> list[tuple[str, float, bool,
-                                                                      list[RewardTerm]]]:
-    """(player, total, mirrored, terms) of every reward in the round."""
-    return [(e.player or "", e.total, e.mirrored, list(e.terms))
-            for e in events if e.type == "reward" and e.round == round_number]
+def rewards(events: Sequence[Event], round_number: int, seat: str | None = None
+            ) -> list[tuple[str, float, bool, list[SeatRewardTerm]]]:
+    """(player, total, mirrored, terms) of every reward in the round: in full for the
+    referee; with `seat`, only that seat's rewards, exactly as it received them."""
+    out = []
+    for e in events:
+        if e.type != "reward" or e.round != round_number or seat not in (None, e.player):
+            continue
+        terms = referee_terms(e) if seat is None else received_terms(e)
+        out.append((e.player or "", float(sum(t.total for t in terms)), e.mirrored, terms))
+    return out
 
 
 def marked_code(code: str, line: int) -> str:

@@ -13,7 +13,8 @@ import typer
 from arena.console import run_app
 from arena.listing import printable, text_table
 from arena.storage import Store, StoredMatch
-from arena.storage.queries import stored_matches, tournament_names
+from arena.storage.match_keys import short_key
+from arena.storage.queries import match_counts, stored_matches, tournament_names
 from tournaments.run_config import run_file
 
 INTERRUPTED = "interrupted: finished matches are stored; run the same command to resume."
@@ -92,12 +93,6 @@ def run_command(
 MATCH_HEADER = ("match", "game", "map", "status", "seats (role=participant:best score)", "error")
 
 
-def _short_key(key: str) -> str:
-    """Enough of a match key to tell matches apart (``import:`` keys keep their prefix)."""
-    prefix, _, digest = key.rpartition(":")
-    return f"{prefix}:{digest[:12]}" if prefix else key[:12]
-
-
 def _seats(match: StoredMatch) -> str:
     parts = []
     for seat in match.seats:
@@ -120,6 +115,7 @@ def matches_command(
     store = Store.open(db, create=False)
     try:
         found = stored_matches(store.engine, tournament, status=status, limit=limit)
+        counts = match_counts(store.engine, tournament)
         if not found and tournament not in tournament_names(store.engine):
             from arena.errors import UnknownNameError
 
@@ -130,12 +126,16 @@ def matches_command(
         typer.echo(f"No {status or 'stored'} matches in tournament '{printable(tournament)}'.")
         return
     rows = [
-        (_short_key(m.key), f"{m.game}@{m.game_version}", m.map_index, m.status, _seats(m),
+        (short_key(m.key), f"{m.game}@{m.game_version}", m.map_index, m.status, _seats(m),
          m.error or "")
         for m in found
     ]
     for line in text_table(MATCH_HEADER, rows, right={2}):
         typer.echo(line)
+    stored = counts.get(status, 0) if status else sum(counts.values())
+    if stored > len(found):
+        typer.echo(f"Showing the latest {len(found)} of {stored} {status or 'stored'} matches "
+                   f"(use --limit {stored} to see them all).")
 
 
 def main(argv: list[str] | None = None) -> None:

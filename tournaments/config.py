@@ -12,7 +12,8 @@ Example::
     seed = 0
     untrusted_entrants = false   # true: entrants play built-in players or remote: agents only
     rounds = 1               # default rounds per match; games may override
-    maps = 2                 # default number of maps per game
+    maps = 2                 # default map slots per game (a game whose roles see different
+                             # things of a map plays a slot on several maps: README)
     npc = "random"           # NPC participant for every non-main role (eval mode)
 
     [concurrency]

@@ -56,6 +56,7 @@ from dashboard.data.replay import (
     MatchDetail,
     comparable_matches,
     match_detail,
+    match_ref,
 )
 from dashboard.data.scopes import (
     scope_list,
@@ -89,6 +90,7 @@ __all__ = [
     "match_detail",
     "match_id_for_key",
     "match_records",
+    "match_ref",
     "matches",
     "next_recurring",
     "participant_summary",

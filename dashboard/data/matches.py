@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import Engine, and_, case, func, select, true
 
+from arena.storage.match_keys import short_key
 from arena.storage.queries import (  # the table handles have one home
     GAMES,
     JUDGES,
@@ -69,6 +70,7 @@ def matches(
         )
     ).where(and_(*conditions)).order_by(MATCHES.c.id.desc()).limit(limit)
     frame = read_frame(engine, query)
+    frame["key"] = [short_key(k) for k in frame["key"]]  # the key `arena matches` shows
     seats = seat_rows(engine, [int(i) for i in frame["match"]]) if len(frame) else pd.DataFrame()
     summary: dict[int, str] = {}
     if len(seats):

@@ -11,7 +11,9 @@ from datetime import datetime
 import pandas as pd
 from sqlalchemy import Engine, and_, func, select
 
-from arena.events import Event, event_from_json
+from arena.events import Event
+from arena.storage.event_codec import decode_events
+from arena.storage.match_keys import match_id_for_ref, short_key
 from arena.storage.queries import (  # the table handles have one home
     EVENTS,
     GAMES,
@@ -33,6 +35,7 @@ class MatchDetail:
     """One stored match for the replay page."""
 
     id: int
+    key: str  # the short key (arena.storage.match_keys)
     tournament: str
     game: str
     game_version: str
@@ -53,6 +56,16 @@ class MatchDetail:
     finished_at: datetime
     seats: pd.DataFrame
     events: list[Event]
+
+
+def match_ref(engine: Engine, ref: str) -> int | None:
+    """The id of the match a link names: by its short (or full) key, or, for links made
+    before keys, by its numeric id; None when it names no match."""
+    found = match_id_for_ref(engine, ref)
+    if found is None and ref.strip().isdigit():
+        with engine.connect() as conn:
+            found = conn.execute(select(MATCHES.c.id).where(MATCHES.c.id == int(ref))).scalar()
+    return None if found is None else int(found)
 
 
 def match_detail(engine: Engine, match_id: int) -> MatchDetail | None:
@@ -77,9 +90,10 @@ def match_detail(engine: Engine, match_id: int) -> MatchDetail | None:
         payloads = conn.execute(
             select(EVENTS.c.payload).where(EVENTS.c.match_id == match_id).order_by(EVENTS.c.seq)
         ).scalars()
-        events = [event_from_json(p) for p in payloads]
+        events = decode_events(payloads)
     return MatchDetail(
-        id=int(row["id"]), tournament=row["tournament"], game=row["game"],
+        id=int(row["id"]), key=short_key(row["key"]), tournament=row["tournament"],
+        game=row["game"],
         game_version=row["game_version"], dialect=row["dialect"], code=row["source"],
         map_id=int(row["map_id"]), map_index=int(row["map_index"]),
         map_seed=int(row["map_seed"]), map_texts=dict(json.loads(row["stories_json"])),
@@ -92,7 +106,7 @@ def match_detail(engine: Engine, match_id: int) -> MatchDetail | None:
 
 def comparable_matches(engine: Engine, match_id: int) -> pd.DataFrame:
     """Other done matches of the same game, map, main role and rounds (the eval-mode
-    comparisons of SCORING.md section 2): match, participant, best."""
+    comparisons of SCORING.md section 2): match, key (short), participant, best."""
     m = MATCHES.alias("m")
     same = and_(
         MATCHES.c.game_id == m.c.game_id, MATCHES.c.map_id == m.c.map_id,
@@ -101,8 +115,8 @@ def comparable_matches(engine: Engine, match_id: int) -> pd.DataFrame:
     )
     query = (
         select(
-            MATCHES.c.id.label("match"), PARTICIPANTS.c.name.label("participant"),
-            SEATS.c.role, SEATS.c.best,
+            MATCHES.c.id.label("match"), MATCHES.c.key,
+            PARTICIPANTS.c.name.label("participant"), SEATS.c.role, SEATS.c.best,
         )
         .select_from(m)
         .join(MATCHES, same)
@@ -111,7 +125,9 @@ def comparable_matches(engine: Engine, match_id: int) -> pd.DataFrame:
         .where(m.c.id == match_id, MATCHES.c.status == "done")
         .order_by(MATCHES.c.id)
     )
-    return read_frame(engine, query)
+    frame = read_frame(engine, query)
+    frame["key"] = [short_key(k) for k in frame["key"]]
+    return frame
 
 
 # ------------------------------------------------------------------------------ games

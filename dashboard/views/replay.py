@@ -1,19 +1,24 @@
-"""Replay: one match round by round, as the referee saw it or as one seat saw it, with
-per-token cross-entropy heat maps of every reward and a diff against a comparable match.
+"""Replay: one match round by round, as the referee saw it or as one seat saw it (exactly
+its information set: `dashboard.seatview`), the judged texts as shaded reading
+(`dashboard.reading`) and a diff against a comparable match.
 
-Deep link: ``?match=<id>&seat=<role>&round=<k>``; ``?key=<plan key>`` follows a match still
-being played (from the Live page) and opens its replay once it is stored."""
+Deep link: ``?match=<short key>&seat=<role>&round=<k>`` (the key `arena matches` and the
+export show; a numeric id from older links still opens); ``?key=<plan key>`` follows a match
+still being played (from the Live page) and opens its replay once it is stored."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts
+from arena.events import SeatRewardTerm
+from dashboard import charts, reading
 from dashboard import transcript_frames as tf
 from dashboard.cache import fresh, query
 from dashboard.context import current
-from dashboard.seatview import leaks, seen_texts
+from dashboard.seatview import as_received, known_scores, leaks, seat_events, seen_texts
 from dashboard.ui import page_param, plain, set_page_param
 
 EVERYTHING = "(everything: referee view)"
@@ -21,22 +26,26 @@ ctx = current()
 st.title("Replay")
 
 FOLLOW_S = 2.0
+Rewards = Sequence[tuple[str, float, bool, Sequence[SeatRewardTerm]]]
 
 
 def follow_live(key: str) -> None:
-    """A match still being played: its progress, until it is stored; then its replay."""
+    """A match still being played: its progress, until it is stored; then its replay.
+    (Transcripts are stored when a match ends; while it plays, the live state records its
+    round, not its moves.)"""
 
     @st.fragment(run_every=FOLLOW_S)
     def poll() -> None:
         stored = fresh("match_id_for_key", key)
         if stored is not None:
             set_page_param("key", None)
-            set_page_param("match", str(stored))
+            set_page_param("match", key)
             st.rerun(scope="app")
         row = fresh("live_match", key)
         if len(row):
             st.info("This match is being played; its replay opens here as soon as it is "
-                    "stored (checked every few seconds).")
+                    "stored (checked every few seconds). Its moves are stored when it ends: "
+                    "until then only its round is known.")
             st.dataframe(row.drop(columns=["key"]), hide_index=True, width="stretch")
         else:
             st.warning("No match with this key is stored or being played: it may have "
@@ -46,41 +55,65 @@ def follow_live(key: str) -> None:
     st.stop()
 
 
+def match_label(row: pd.Series) -> str:
+    """A match in the selector: key, game, who sat where, rounds."""
+    return f"{row['key']} · {row['game']} · {row['seats']} · {row['rounds']} round(s)"
+
+
+def show_rewards(rewards: Rewards, seat: str | None, note: str = "") -> None:
+    """Each reward's total, then its judged texts as reading: one shared colour scale (the
+    legend), hidden terms as totals only."""
+    clip = reading.clip_bits(t.coefficient * b for *_, terms in rewards for t in terms
+                             for b in t.bits)
+    who = seat or "the rewarded seat"
+    if any(t.tokens for *_, terms in rewards for t in terms):
+        st.html(reading.legend_html(clip, who))
+    for player, total, mirrored, terms in rewards:
+        st.text(f"{player}: {total:+.3f} bits{' (zero-sum mirror)' if mirrored else ''}{note}")
+        for term in terms:
+            if term.hidden or not term.tokens:
+                st.text(f"  {term.source} = {term.total:+.3f}"
+                        + ("  (scores text this seat never saw: its total only, rounded, no "
+                           "per-token values)" if term.hidden else ""))
+                continue
+            label = f"{term.source} = {term.total:+.3f} bits (coefficient {term.coefficient:+d})"
+            st.html(reading.reading_html(label, term.tokens, term.bits, term.coefficient, clip,
+                                         player))
+
+
 followed = page_param("key")
 if followed and page_param("match") is None:
-    stored_id = fresh("match_id_for_key", followed)
-    if stored_id is None:
+    if fresh("match_id_for_key", followed) is None:
         follow_live(followed)
     set_page_param("key", None)
-    set_page_param("match", str(stored_id))
+    set_page_param("match", followed)
 
 recent = query("matches", ctx.filters, limit=200)
 linked = page_param("match")
-choices = [int(m) for m in recent["match"]]
 if linked is None:
-    if not choices:
+    if not len(recent):
         st.info("No match to replay for these filters. Widen them in the sidebar.")
         st.stop()
-    linked = str(choices[0])
-try:
-    match_id = int(linked)
-except ValueError:
-    match_id = -1
-detail = query("match_detail", match_id) if match_id >= 0 else None
+    linked = str(recent["key"].iloc[0])
+match_id = query("match_ref", linked)
+detail = query("match_detail", match_id) if match_id is not None else None
 if detail is None:
     st.error(
-        f"There is no match with id {plain(repr(linked))} in this database. Pick one on the "
-        f"Matches page (recent ids: {', '.join(map(str, choices[:10])) or 'none'})."
+        f"There is no match with key {plain(repr(linked))} in this database. Pick one on the "
+        f"Matches page (recent keys: {', '.join(recent['key'].head(5)) or 'none'})."
     )
     st.stop()
-options = sorted(set(choices) | {detail.id}, reverse=True)
-picked = st.selectbox("Match", options, index=options.index(detail.id), key=f"r_match_{detail.id}",
-                      format_func=lambda i: f"#{i}")
-if picked != detail.id:
-    set_page_param("match", str(picked))
+labels = {str(r["key"]): match_label(r) for _, r in recent.iterrows()}
+if detail.key not in labels:
+    labels = {detail.key: f"{detail.key} · {detail.game} · {detail.rounds} round(s)", **labels}
+options = list(labels)
+picked = st.selectbox("Match", options, index=options.index(detail.key),
+                      key=f"r_match_{detail.key}", format_func=labels.__getitem__)
+if picked != detail.key:
+    set_page_param("match", picked)
     set_page_param("seat", None)
     st.rerun()
-set_page_param("match", str(detail.id))
+set_page_param("match", detail.key)
 # A linked match sets the tournament filter (app.py); one changed since is said plainly.
 outside = []
 if detail.tournament != ctx.filters.tournament:
@@ -88,23 +121,8 @@ if detail.tournament != ctx.filters.tournament:
 if ctx.filters.games and detail.game not in ctx.filters.games:
     outside.append(f"game {detail.game!r} (filter: {', '.join(ctx.filters.games)})")
 if outside:
-    st.warning(plain(f"Match #{detail.id} is outside the sidebar's filters: its "
+    st.warning(plain(f"Match {detail.key} is outside the sidebar's filters: its "
                      f"{' and its '.join(outside)}. The other pages show the filtered data."))
-
-info = pd.DataFrame({
-    "field": ["tournament", "game", "version", "dialect", "mode", "main role", "map",
-              "map seed", "play seed", "rounds", "status", "judge", "judge model", "finished"],
-    "value": [detail.tournament, detail.game, detail.game_version, detail.dialect, detail.mode,
-              detail.main_role or "", str(detail.map_index), str(detail.map_seed),
-              str(detail.play_seed), str(detail.rounds), detail.status, detail.judge,
-              detail.judge_model, f"{detail.finished_at:%Y-%m-%d %H:%M:%S}"],
-})
-top_left, top_right = st.columns([1, 2])
-top_left.dataframe(info, hide_index=True, width="stretch")
-top_right.dataframe(detail.seats.drop(columns=["match", "round_scores_json"]), hide_index=True,
-                    width="stretch")
-if detail.error:
-    st.text("Match error: " + detail.error)
 
 roles = list(detail.seats["role"])
 seat_param = page_param("seat")
@@ -115,30 +133,52 @@ if seat_param is not None and seat_param not in roles:
     seat_param = None
 seat_choice = st.selectbox(
     "View as", seat_options, index=seat_options.index(seat_param) if seat_param else 0,
-    key=f"r_seat_{detail.id}_{seat_param}",
-    help="As a seat: exactly the information set that seat received; the rest is greyed out.",
+    key=f"r_seat_{detail.key}_{seat_param}",
+    help="As a seat: exactly the information set that seat received (the texts it was "
+         "shown, its own moves, its rewards as it got them); nothing else.",
 )
 seat = None if seat_choice == EVERYTHING else str(seat_choice)
 set_page_param("seat", seat)
 
+info = pd.DataFrame({
+    "field": ["match", "tournament", "game", "version", "dialect", "mode", "main role", "map",
+              "map seed", "play seed", "rounds", "status", "judge", "judge model", "finished"],
+    "value": [detail.key, detail.tournament, detail.game, detail.game_version, detail.dialect,
+              detail.mode, detail.main_role or "", str(detail.map_index), str(detail.map_seed),
+              str(detail.play_seed), str(detail.rounds), detail.status, detail.judge,
+              detail.judge_model, f"{detail.finished_at:%Y-%m-%d %H:%M:%S}"],
+})
+seats = detail.seats.drop(columns=["match", "round_scores_json"])
+if seat is not None:  # exact scores of other seats are not in this seat's information set
+    seats = seats.drop(columns=["best"])
+top_left, top_right = st.columns([1, 2])
+top_left.dataframe(info, hide_index=True, width="stretch")
+top_right.dataframe(seats, hide_index=True, width="stretch")
+if detail.error:
+    st.text("Match error: " + detail.error)
+
 events = detail.events
-scores = tf.round_scores(events)
+scores = tf.round_scores(events) if seat is None else known_scores(events, seat)
 if len(scores):
     st.altair_chart(charts.round_scores(scores), width="stretch")
+    if seat is not None:
+        st.caption("This seat's own score per round, as it knows it (the sum of its rewards "
+                   "as it received them).")
 
 if seat is not None:
     found = leaks(events, seat)
     if found:
-        st.error(f"{len(found)} hidden-register text(s) appear in what this seat saw:")
+        st.error(f"{len(found)} hidden-register text(s) appear in what this seat was shown:")
         st.dataframe(pd.DataFrame([vars(x) for x in found]), hide_index=True)
     else:
-        st.success("No hidden-register text appears in what this seat saw.")
+        st.success("No hidden-register text appears in what this seat was shown. This page "
+                   "shows only this seat's information set.")
 
 rounds = sorted({e.round for e in events if e.round > 0}) or [1]
 round_param = page_param("round")
 start = int(round_param) if round_param and round_param.isdigit() and int(round_param) in rounds \
     else rounds[0]
-current_round = (st.select_slider("Round", rounds, value=start, key=f"r_round_{detail.id}")
+current_round = (st.select_slider("Round", rounds, value=start, key=f"r_round_{detail.key}")
                  if len(rounds) > 1 else rounds[0])
 set_page_param("round", str(current_round) if len(rounds) > 1 else None)
 
@@ -147,72 +187,64 @@ tab_round, tab_moves, tab_maps, tab_diff = st.tabs(
 
 with tab_round:
     in_round = [e for e in events if e.round in (0, current_round)]
+    steps = in_round if seat is None else seat_events(in_round, seat)
     table = tf.event_table(in_round, seat)
+    st.dataframe(table, hide_index=True, width="stretch")
     if seat is not None:
-        greyed = table.style.apply(
-            lambda row: ["" if row["seen"] else "color: #b0b0b0"] * len(row), axis=1)
-        st.dataframe(greyed, hide_index=True, width="stretch")
-        st.caption("Grey rows: events this seat did not receive.")
+        st.caption("Only the events this seat received, as it received them.")
         st.markdown("**What this seat was shown**")
         for rnd, where, text in seen_texts(in_round, seat):
             st.text(f"[round {rnd}] {where}: {text}")
-    else:
-        st.dataframe(table, hide_index=True, width="stretch")
     counts = table["type"].value_counts()
     st.caption(f"{int(counts.get('failed_ensure', 0))} failed ensure(s), "
                f"{int(counts.get('forfeit', 0))} forfeit(s) this round.")
-    if len(in_round):
-        step = st.slider("Step", 0, len(in_round) - 1, 0, key=f"r_step_{detail.id}_{current_round}")
-        event = in_round[step]
+    if steps:
+        step = st.slider("Step", 0, len(steps) - 1, 0,
+                         key=f"r_step_{detail.key}_{current_round}_{seat}")
+        event = steps[step]
         code_col, event_col = st.columns([3, 2])
         code_col.code(tf.marked_code(detail.code, event.line), language=None)
-        event_col.json(event.model_dump(), expanded=1)
-    st.markdown("**Rewards: bits per scored token** (darker = more surprising; hover for bits)")
-    for player, total, mirrored, terms in tf.rewards(events, current_round):
-        visible = seat is None or player == seat
-        st.text(f"{player}: {total:+.3f} bits{' (zero-sum mirror)' if mirrored else ''}"
-                f"{'' if visible else ' (not seen by this seat)'}")
-        if not visible:
-            continue
-        for term in terms:
-            st.text(f"  {term.source} = {term.total:+.3f} (coefficient {term.coefficient:+d})")
-            if term.tokens:
-                st.altair_chart(
-                    charts.token_heatmap(charts.token_frame(term.tokens, term.bits, term.source)),
-                    width="content")
+        event_col.json(event.model_dump() if seat is None else as_received(event, seat),
+                       expanded=1)
+    st.markdown("**Rewards, read token by token**")
+    show_rewards(tf.rewards(events, current_round, seat), seat)
 
 with tab_moves:
-    st.dataframe(tf.moves(events), hide_index=True, width="stretch")
+    st.dataframe(tf.moves(events, seat), hide_index=True, width="stretch")
+    if seat is not None:
+        st.caption("This seat's own moves; other seats' moves reach it only as reveals "
+                   "(This round).")
 
 with tab_maps:
-    for site, text in detail.map_texts.items():
-        st.text(f"story at {site}:")
-        st.text(text)
+    if seat is None:
+        for site, text in detail.map_texts.items():
+            st.text(f"story at {site}:")
+            st.text(text)
+    else:
+        st.info("The map's texts are not shown as a seat: what this seat was shown of them "
+                "is under This round. Choose the referee view to read them.")
     st.code(tf.marked_code(detail.code, 0), language=None)
 
 with tab_diff:
     others = query("comparable_matches", detail.id)
-    if not len(others):
+    if seat is not None:
+        st.info("The diff lines up two matches' full transcripts: choose the referee view.")
+    elif not len(others):
         st.info("No other done match of this game on this map, role and round count.")
     else:
-        labels = {int(r.match): f"#{r.match}: {r.participant} ({r.best:.3f})"
-                  for r in others.itertuples()}
-        other_id = st.selectbox("Compare with", list(labels), format_func=labels.__getitem__,
-                                key=f"r_diff_{detail.id}")
+        diff_labels = {int(r.match): f"{r.key}: {r.participant} ({r.best:.3f})"
+                       for r in others.itertuples()}
+        other_id = st.selectbox("Compare with", list(diff_labels),
+                                format_func=diff_labels.__getitem__, key=f"r_diff_{detail.key}")
         other = query("match_detail", int(other_id))
         mine = detail.main_role or roles[0]
         if other is not None:
-            names = (f"#{detail.id}", f"#{other.id}")
+            names = (detail.key, other.key)
             st.dataframe(tf.aligned_moves(events, other.events, mine, mine, names),
                          hide_index=True, width="stretch")
-            frames = []
-            for name, match_events in ((names[0], events), (names[1], other.events)):
-                for *_, terms in tf.rewards(match_events, current_round):
-                    for term in terms[:1]:
-                        frames.append(charts.token_frame(term.tokens, term.bits,
-                                                         f"{name} {term.source}"))
-            if frames:
-                st.altair_chart(charts.token_heatmap(pd.concat(frames), facet=True),
-                                width="content")
-            st.caption(f"Round {current_round}: the first term of each reward, tokens aligned "
-                       "by position.")
+            st.caption(f"Round {current_round}: the first term of each reward, on one scale.")
+            firsts = [(f"{name} · {player}", total, mirrored, terms[:1])
+                      for name, match_events in ((names[0], events), (names[1], other.events))
+                      for player, total, mirrored, terms in tf.rewards(match_events,
+                                                                       current_round)]
+            show_rewards(firsts, None)

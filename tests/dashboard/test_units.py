@@ -17,24 +17,7 @@ from dashboard import charts, data, derived
 from dashboard.filters import Filters, filters_from_params, params_from_filters
 from dashboard.seatview import leaks, seen_by
 from dashboard.transcript_frames import marked_code
-from tests.dashboard.fixture_db import XSS_MOVE
 from tournaments.records_from_store import records_from_store
-
-
-def test_token_heatmap_keeps_tokens_as_data_and_bits_as_colour() -> None:
-    frame = charts.token_frame([XSS_MOVE, " the", "\n"], [1.5, 0.25, 3.0], "xed(s|t)")
-    spec = charts.token_heatmap(frame).to_dict()
-    values = next(iter(spec["datasets"].values()))
-    assert [v["token"] for v in values] == [XSS_MOVE.replace(" ", "·"), "·the", "⏎"]
-    assert [v["bits"] for v in values] == [1.5, 0.25, 3.0]
-    rect, text = spec["layer"]
-    assert rect["mark"]["type"] == "rect" and rect["encoding"]["color"]["field"] == "bits"
-    assert text["mark"]["type"] == "text" and text["encoding"]["text"]["field"] == "token"
-    assert text["encoding"]["color"]["condition"]["test"].startswith("datum.bits > ")
-    assert {"field": "bits", "type": "quantitative", "format": ".3f"} in \
-        rect["encoding"]["tooltip"]
-    faceted = charts.token_heatmap(frame, facet=True).to_dict()
-    assert faceted["facet"]["row"]["field"] == "label"
 
 
 def test_forest_plot_orders_by_rating_and_draws_intervals() -> None:

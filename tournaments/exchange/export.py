@@ -3,9 +3,10 @@
 Three tables, one file each in the output folder (``matches.csv``, ``seats.csv``,
 ``ratings.csv``, or ``.json`` / ``.parquet``):
 
-* matches: one row per stored match (any status) with everything that traces a number to
-  it (game and version, map, play seed, judge and revision, dialect, run) and, for imported
-  matches, the source file and its sha256;
+* matches: one row per stored match (any status): its short key ``match`` (as ``arena
+  matches`` and the dashboard show it), its full plan key ``match_key``, and everything
+  that traces a number to it (game and version, map, play seed, judge and revision,
+  dialect, run) and, for imported matches, the source file and its sha256;
 * seats: one row per seat: role, participant, main seat or NPC, best score, forfeit and the
   round scores (a JSON list in CSV, a list in JSON and Parquet);
 * ratings: the leaderboard rows of ``arena ratings`` plus the scale and point estimate.
@@ -26,6 +27,7 @@ from sqlalchemy import Engine
 
 from arena.errors import ConfigError, MissingExtraError, did_you_mean
 from arena.storage.imports import import_sources, map_labels
+from arena.storage.match_keys import short_key
 from arena.storage.queries import stored_matches
 from tournaments.ratings.service import (
     DEFAULT_OPTIONS,
@@ -38,14 +40,16 @@ from tournaments.records_from_store import check_tournaments
 
 ExportFormat = Literal["csv", "json", "parquet"]
 FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
+# `match` is the short key `arena matches` and the dashboard show (arena.storage.match_keys);
+# `match_key` the full plan key it starts.
 MATCH_COLUMNS = (
-    "tournament", "match_key", "game", "game_version", "code_sha256", "dialect", "map_id",
-    "map_index", "map_seed", "map_label", "play_seed", "mode", "main_role", "rounds", "status",
-    "error", "event_count", "judge_model", "judge_revision", "judge_dtype", "run_id",
+    "tournament", "match", "match_key", "game", "game_version", "code_sha256", "dialect",
+    "map_id", "map_index", "map_seed", "map_label", "play_seed", "mode", "main_role", "rounds",
+    "status", "error", "event_count", "judge_model", "judge_revision", "judge_dtype", "run_id",
     "finished_at", "source_file", "source_sha256",
 )
 SEAT_COLUMNS = (
-    "tournament", "match_key", "game", "role", "participant", "spec", "main", "best",
+    "tournament", "match", "match_key", "game", "role", "participant", "spec", "main", "best",
     "forfeit", "round_scores",
 )
 RATING_COLUMNS = (
@@ -70,7 +74,8 @@ def export_tables(
             source = sources.get(m.run_id)
             matches.append(
                 {
-                    "tournament": name, "match_key": m.key, "game": m.game,
+                    "tournament": name, "match": short_key(m.key), "match_key": m.key,
+                    "game": m.game,
                     "game_version": m.game_version, "code_sha256": m.code_sha256,
                     "dialect": m.dialect, "map_id": m.map_id, "map_index": m.map_index,
                     "map_seed": m.map_seed, "map_label": labels.get(m.map_id, ""),
@@ -85,7 +90,8 @@ def export_tables(
             )
             seats += [
                 {
-                    "tournament": name, "match_key": m.key, "game": m.game, "role": s.role,
+                    "tournament": name, "match": short_key(m.key), "match_key": m.key,
+                    "game": m.game, "role": s.role,
                     "participant": s.participant, "spec": s.spec, "main": s.main,
                     "best": s.best, "forfeit": s.forfeit, "round_scores": list(s.round_scores),
                 }

@@ -1,0 +1,37 @@
+"""The short match key: the one identifier of a stored match that `arena matches`, the
+export and the dashboard all show (and that a dashboard link ``replay?match=KEY`` opens).
+
+It is the start of the plan key (a sha256 hex digest; imported matches keep their
+``import:`` prefix): 12 hex digits tell a million matches apart with odds of a clash
+about 1 in 500 000, and a clash is never silent: a prefix naming two matches resolves to
+none.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import Engine, select
+
+from arena.storage.queries import MATCHES
+
+SHORT_KEY_HEX = 12
+_KEY_REF = re.compile(r"(?:[a-z]+:)?[0-9a-f]{4,64}")
+
+
+def short_key(key: str) -> str:
+    """The match's short key: its plan key's first `SHORT_KEY_HEX` hex digits."""
+    prefix, _, digest = key.rpartition(":")
+    return f"{prefix}:{digest[:SHORT_KEY_HEX]}" if prefix else key[:SHORT_KEY_HEX]
+
+
+def match_id_for_ref(engine: Engine, ref: str) -> int | None:
+    """The stored match whose plan key starts with `ref` (a short or full key), or None
+    when no match or more than one does."""
+    ref = ref.strip().lower()
+    if not _KEY_REF.fullmatch(ref):
+        return None
+    query = select(MATCHES.c.id).where(MATCHES.c.key.startswith(ref, autoescape=True)).limit(2)
+    with engine.connect() as conn:
+        found = list(conn.execute(query).scalars())
+    return int(found[0]) if len(found) == 1 else None
