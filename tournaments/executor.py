@@ -226,14 +226,25 @@ async def _resolve_maps(
     game_ids: Mapping[str, int],
     limits: Limits,
     seed_key: bytes,
+    on_map: Callable[[int, int], None] = lambda done, total: None,
 ) -> tuple[dict[tuple[str, int], tuple[int, GameMap]], dict[tuple[str, int], str]]:
     """Stored maps for every (game, map index) of `plans`, made and stored if missing (texts
-    sampled under the tournament's secret key: `arena.runtime.seeds.story_seed`)."""
+    sampled under the tournament's secret key: `arena.runtime.seeds.story_seed`);
+    `on_map(done, total)` follows the preparation."""
     wanted = {(p.game, p.map_index): p.map_seed for p in plans}
     maps: dict[tuple[str, int], tuple[int, GameMap]] = {}
     failures: dict[tuple[str, int], str] = {}
+    ready = [0]
+    on_map(0, len(wanted))
 
     async def one(game: str, index: int, seed: int) -> None:
+        try:
+            await make(game, index, seed)
+        finally:
+            ready[0] += 1
+            on_map(ready[0], len(wanted))
+
+    async def make(game: str, index: int, seed: int) -> None:
         game_id = game_ids[game]
         found = await asyncio.to_thread(store.find_map, game_id, seed, source.name)
         if found is None:
@@ -336,9 +347,16 @@ async def run_tournament(
     book = ClaimBook(store, setup.tournament_id, run_id, [p.key for p in pending], limits.total)
     try:
         source = story_source(tournament, registry, judge)
+
+        def preparing(done: int, total: int) -> None:
+            live.preparing(done, total)
+            sink.preparing(done, total)
+
         maps, failed = await _resolve_maps(
-            pending, tournament, store, source, game_ids, limits, setup.seed_key
+            pending, tournament, store, source, game_ids, limits, setup.seed_key, preparing
         )
+        live.playing()
+        sink.playing()
         summary.map_failures = sum((p.game, p.map_index) in failed for p in pending)
 
         provider = {p.player: parse_spec(p.player).name for p in config.participants}

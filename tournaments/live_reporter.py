@@ -5,6 +5,9 @@ The executor only updates counters in memory (no I/O on its path); one backgroun
 writes them at most once per `interval_s`, in a worker thread, and only when something
 changed, or every `beat_s` regardless so a reader can tell a live run from a killed one.
 A failing heartbeat write is logged and retried later: it never stops a run.
+
+The heartbeat says the run's phase: making maps (k of N) first, then playing; the rate and
+ETA count only the time since play began (`tournaments.progress.MatchClock`).
 """
 
 from __future__ import annotations
@@ -19,11 +22,18 @@ from dataclasses import dataclass
 
 from arena.events import Event
 from arena.storage import FinishedMatch, Store
-from arena.storage.live import MatchInFlight, RunProgress, judge_health, write_live
+from arena.storage.live import (
+    PLAYING,
+    PREPARING,
+    MatchInFlight,
+    RunProgress,
+    judge_health,
+    write_live,
+)
 from arena.storage.records import MATCH_ERROR
 from arena.storage.tables import utcnow
 from tournaments.pairings import MatchPlan
-from tournaments.progress import JudgeMetrics
+from tournaments.progress import JudgeMetrics, MatchClock
 
 log = logging.getLogger("arena.live")
 
@@ -63,12 +73,25 @@ class LiveReporter:
         self._in_flight: dict[str, MatchInFlight] = {}
         self._status = "running"
         self._started_at = utcnow()
-        self._clock0 = time.monotonic()
+        self._clock = MatchClock()
+        self._phase = PREPARING
+        self._maps = (0, 0)
         self._changed = True
         self._task: asyncio.Task[None] | None = None
         self._failures = 0
 
     # ------------------------------------------------------------------ executor side
+
+    def preparing(self, done: int, total: int) -> None:
+        """`done` of the `total` maps of this run are ready."""
+        self._phase, self._maps = PREPARING, (done, total)
+        self._changed = True
+
+    def playing(self) -> None:
+        """Maps are ready; the match clock starts."""
+        self._phase = PLAYING
+        self._clock.playing()
+        self._changed = True
 
     def match_started(self, plan: MatchPlan) -> None:
         seats = tuple((s.role, s.participant) for s in plan.seats)
@@ -94,6 +117,7 @@ class LiveReporter:
     def stored(self, match: FinishedMatch, written: bool) -> None:
         if written:
             self._counts.done += 1
+            self._clock.stored()
             self._counts.errors += match.status == MATCH_ERROR
             self._counts.forfeits += sum(s.forfeit for s in match.seats)
             self._changed = True
@@ -126,17 +150,15 @@ class LiveReporter:
                 last = time.monotonic()
 
     def progress(self) -> RunProgress:
-        elapsed_min = max(time.monotonic() - self._clock0, 1e-9) / 60.0
         counts = self._counts
-        rate = counts.done / elapsed_min
         remaining = max(self._total - self._done_before - counts.done, 0)
-        eta = None if counts.done == 0 else 60.0 * remaining / rate
         return RunProgress(
             run_id=self._run_id, tournament_id=self._tournament_id, status=self._status,
             total=self._total, done_before=self._done_before, done=counts.done,
             errors=counts.errors, forfeits=counts.forfeits, in_flight=len(self._in_flight),
-            matches_per_min=rate, eta_s=eta, host=socket.gethostname(), pid=os.getpid(),
-            started_at=self._started_at,
+            matches_per_min=60.0 * self._clock.per_s(), eta_s=self._clock.eta_s(remaining),
+            host=socket.gethostname(), pid=os.getpid(), started_at=self._started_at,
+            phase=self._phase, maps_done=self._maps[0], maps_total=self._maps[1],
         )
 
     async def _write(self) -> None:

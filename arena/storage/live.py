@@ -30,6 +30,8 @@ TOURNAMENTS = t.table_of(t.Tournament)
 SCHEDULES = t.table_of(t.Schedule)
 
 RUNNING = "running"
+PREPARING = "preparing"  # a run's phases: making its maps, then playing its matches
+PLAYING = "playing"
 STALE_AFTER_S = 60.0
 
 
@@ -56,6 +58,9 @@ class RunProgress:
     pid: int = 0
     started_at: datetime | None = None
     updated_at: datetime | None = None
+    phase: str = ""  # PREPARING (making maps) or PLAYING; "" when unknown (before v8)
+    maps_done: int = 0
+    maps_total: int = 0
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,9 @@ def write_live(
         "pid": progress.pid,
         "started_at": progress.started_at or t.utcnow(),
         "updated_at": t.utcnow(),
+        "phase": progress.phase or None,
+        "maps_done": progress.maps_done,
+        "maps_total": progress.maps_total,
     }
     with write_engine(engine).begin() as conn:
         _upsert(conn, LIVE_RUNS, "run_id", progress.run_id, row)
@@ -269,6 +277,8 @@ def live_runs(
             errors=r["errors"], forfeits=r["forfeits"], in_flight=r["in_flight"],
             matches_per_min=r["matches_per_min"], eta_s=r["eta_s"], host=r["host"],
             pid=r["pid"], started_at=_aware(r["started_at"]), updated_at=_aware(r["updated_at"]),
+            phase=r["phase"] or "", maps_done=r["maps_done"] or 0,
+            maps_total=r["maps_total"] or 0,
         )
         stale = _is_stale(r["status"], r["updated_at"], moment, stale_after_s)
         out.append(LiveRunRecord(progress, r["name"], stale))

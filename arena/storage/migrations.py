@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 from arena.storage import tables
 from arena.storage.engine import StorageError, describe, is_read_only, write_engine
 
-CURRENT_VERSION = 7
+CURRENT_VERSION = 8
 
 Migration = Callable[[Connection], None]
 
@@ -97,8 +97,14 @@ def _to_v7(connection: Connection) -> None:
         tables.table_of(model).create(connection, checkfirst=True)
 
 
+def _to_v8(connection: Connection) -> None:
+    """Run heartbeats say which phase a run is in (making maps, then playing) and how many
+    maps it has made, so a dashboard shows the preparation (NULL for older rows)."""
+    _add_columns(connection, tables.LiveRun, ("phase", "maps_done", "maps_total"))
+
+
 MIGRATIONS: dict[int, Migration] = {
-    2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5, 6: _to_v6, 7: _to_v7,
+    2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5, 6: _to_v6, 7: _to_v7, 8: _to_v8,
 }
 
 

@@ -295,6 +295,11 @@ class LiveRun(SQLModel, table=True):
     pid: int = 0
     started_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    phase: str | None = Field(
+        default=None, description="preparing (making maps) or playing (schema v8; NULL before)"
+    )
+    maps_done: int | None = Field(default=None, description="maps made so far (v8)")
+    maps_total: int | None = Field(default=None, description="maps this run must make (v8)")
 
 
 class LiveMatch(SQLModel, table=True):

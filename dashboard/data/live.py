@@ -106,20 +106,23 @@ def schedule_runs(engine: Engine, limit: int = 200) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------ live
 
-LIVE_COLUMNS = ["run", "tournament", "status", "finished", "total", "done", "errors", "forfeits",
-                "in_flight", "matches_per_min", "eta_s", "stale", "host", "pid", "started_at",
-                "updated_at"]
+LIVE_COLUMNS = ["run", "tournament", "status", "phase", "maps_done", "maps_total", "finished",
+                "total", "done", "errors", "forfeits", "in_flight", "matches_per_min", "eta_s",
+                "stale", "host", "pid", "started_at", "updated_at"]
 
 
 def live_progress(engine: Engine, tournament: str | None = None) -> pd.DataFrame:
     """Run heartbeats (latest first) written by the executor (`arena.storage.live`): run,
-    tournament, status, finished (of the schedule), total, errors, forfeits, in_flight,
-    matches_per_min, eta_s, stale (says running, stopped reporting)."""
+    tournament, status, phase (preparing: making maps, maps_done of maps_total; playing),
+    finished (of the schedule), total, errors, forfeits, in_flight, matches_per_min (since
+    play began), eta_s, stale (says running, stopped reporting)."""
     from arena.storage.live import live_runs
 
     rows = [
         {"run": r.progress.run_id, "tournament": r.tournament, "status": r.progress.status,
-         "finished": r.finished, "total": r.progress.total, "done": r.progress.done,
+         "phase": r.progress.phase, "maps_done": r.progress.maps_done,
+         "maps_total": r.progress.maps_total, "finished": r.finished,
+         "total": r.progress.total, "done": r.progress.done,
          "errors": r.progress.errors, "forfeits": r.progress.forfeits,
          "in_flight": r.progress.in_flight, "matches_per_min": r.progress.matches_per_min,
          "eta_s": r.progress.eta_s, "stale": r.stale, "host": r.progress.host,

@@ -37,14 +37,28 @@ def live_panel() -> None:
     running = runs[runs["status"] == "running"]
     for row in running.itertuples():
         st.text(f"Run {row.run} of {row.tournament} on {row.host} (pid {row.pid})")
+        preparing = row.phase == "preparing"
         cols = st.columns(6)
         cols[0].metric("Finished", f"{row.finished}/{row.total}")
-        cols[1].metric("Matches/min", f"{row.matches_per_min:.1f}")
-        cols[2].metric("ETA", eta_text(row.eta_s))
+        if preparing:
+            cols[1].metric("Phase", f"preparing maps {row.maps_done}/{row.maps_total}",
+                           help="Making the maps (stories) the matches are played on; "
+                                "matches start when every map is ready.")
+            cols[2].metric("ETA", "after preparation",
+                           help="Counted from the match rate once play begins.")
+        else:
+            cols[1].metric("Matches/min", f"{row.matches_per_min:.1f}",
+                           help="Since play began (map preparation not counted).")
+            cols[2].metric("ETA", eta_text(row.eta_s))
         cols[3].metric("Errors", int(row.errors))
         cols[4].metric("Forfeits", int(row.forfeits))
         cols[5].metric("In flight", int(row.in_flight))
-        st.progress(min(1.0, row.finished / max(row.total, 1)))
+        if preparing:
+            st.progress(min(1.0, row.maps_done / max(row.maps_total, 1)),
+                        text=f"Preparing maps {row.maps_done}/{row.maps_total}")
+        else:
+            st.progress(min(1.0, row.finished / max(row.total, 1)),
+                        text=f"Playing: {row.finished}/{row.total} matches stored")
         if row.stale:
             st.warning(f"Run {row.run} says running but stopped reporting: its process may "
                        "have been killed.")

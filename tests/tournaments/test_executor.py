@@ -176,6 +176,12 @@ async def test_cancelling_stores_only_whole_matches_and_marks_the_run(tmp_path: 
         def start(self, total: int, done: int) -> None:
             pass
 
+        def preparing(self, done: int, total: int) -> None:
+            pass
+
+        def playing(self) -> None:
+            pass
+
         def stored(self, match: FinishedMatch, written: bool) -> None:
             Sink.count += 1
             if Sink.count >= 3:
