@@ -42,7 +42,8 @@ def matches(
     score_range: tuple[float, float] | None = None,
     limit: int = MATCH_TABLE_LIMIT,
 ) -> pd.DataFrame:
-    """Matches (newest first, at most `limit`), one row each, with a ``seats`` summary
+    """Matches (newest first, at most `limit`), one row each: its id (``match``), short
+    key (``key``, as `arena matches` shows it), and a ``seats`` summary
     ("role: participant best" per seat). Participant, role and score range select matches
     having a seat that fits them all."""
     conditions = match_conditions(filters)
@@ -63,7 +64,7 @@ def matches(
         conditions.append(MATCHES.c.id.in_(seat))
     query = joined_matches(
         select(
-            MATCHES.c.id.label("match"), TOURNAMENTS.c.name.label("tournament"),
+            MATCHES.c.id.label("match"), MATCHES.c.key, TOURNAMENTS.c.name.label("tournament"),
             GAMES.c.name.label("game"), MATCHES.c.map_index.label("map"), MATCHES.c.mode,
             MATCHES.c.status, MATCHES.c.rounds, MATCHES.c.finished_at, MATCHES.c.duration_s,
             JUDGES.c.spec.label("judge"), MATCHES.c.error,
