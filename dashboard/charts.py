@@ -112,18 +112,31 @@ def transfer_heatmap(values: pd.DataFrame, games: Sequence[str]) -> AnyChart:
                                     height=rows_height(len(games)), autosize=ROWS_AUTOSIZE)
 
 
-def histogram_overlay(masses: pd.DataFrame, x_title: str) -> AnyChart:
-    """Xent-measure histograms overlaid (columns participant, bin_low, bin_high, mass)."""
+HISTOGRAM_ROW_PX = 70
+
+
+def histogram_panels(masses: pd.DataFrame, x_title: str) -> AnyChart:
+    """Xent-measure histograms as small multiples: one panel per participant on a shared
+    x axis, each in its own colour (overlaid bars hid whoever was drawn first).
+    Columns participant, bin_low, bin_high, mass."""
+    names = sorted(masses["participant"].unique()) if len(masses) else []
     return (
         alt.Chart(masses)
-        .mark_bar(opacity=0.45, binSpacing=0)
+        .mark_bar(binSpacing=0, stroke="white", strokeWidth=0.5)
         .encode(
             x=alt.X("bin_low:Q", bin="binned", title=x_title),
             x2="bin_high:Q",
-            y=alt.Y("mass:Q", stack=None, title="share of games"),
-            color=_participant_colour(),
-            tooltip=["participant", "bin_low", "bin_high", alt.Tooltip("mass:Q", format=".2f")],
+            y=alt.Y("mass:Q", title="share", axis=alt.Axis(tickCount=3, format=".0%")),
+            color=alt.Color("participant:N", scale=PARTICIPANT_SCALE, legend=None),
+            tooltip=["participant", alt.Tooltip("bin_low:Q", format=".2f"),
+                     alt.Tooltip("bin_high:Q", format=".2f"),
+                     alt.Tooltip("mass:Q", format=".0%", title="share of games")],
         )
+        .properties(height=HISTOGRAM_ROW_PX, width=360)
+        .facet(row=alt.Row("participant:N", sort=names, title=None,
+                           header=alt.Header(labelAngle=0, labelAlign="left",
+                                             labelLimit=LABEL_LIMIT_PX)))
+        .resolve_scale(y="shared")
     )
 
 

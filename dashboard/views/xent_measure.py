@@ -1,5 +1,6 @@
 """Xent measure: per participant, the histogram over games of its normalised scores
-(SCORING.md section 3), overlaid, with the ECDF and the per-game table behind it."""
+(SCORING.md section 3), one panel each (overlaid bars hid a participant), with the ECDF
+and the per-game table behind it."""
 
 from __future__ import annotations
 
@@ -49,9 +50,12 @@ low = -100.0 if how == "reference" else 0.0
 edges = np.linspace(low, top, 21)
 unit = "percent of best" if how == "reference" else "normalised score"
 left, right = st.columns(2)
-left.altair_chart(charts.histogram_overlay(histogram(values, edges), unit), width="stretch")
+left.altair_chart(charts.histogram_panels(histogram(values, edges), unit))
 right.altair_chart(charts.ecdf(values, unit), width="stretch")
-st.caption("Each game is one atom of mass 1/|games| (the paper's Xent measure); values "
-           "outside the axis are clipped into the end bins.")
+st.caption("Each game is one atom of mass 1/|games| (the paper's Xent measure), one panel "
+           "per participant on a shared axis; values outside the axis are clipped into the "
+           "end bins.")
 table = values.pivot_table(index="game", columns="participant", values="value")
-st.dataframe(table, width="stretch")
+st.dataframe(table, width="stretch", placeholder="",
+             column_config={str(c): st.column_config.NumberColumn(format="%.2f")
+                            for c in table.columns})

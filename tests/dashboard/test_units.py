@@ -89,18 +89,19 @@ def test_ratings_over_time_with_one_snapshot_has_a_snapshot_axis_and_readable_co
     colours = line["encoding"]["color"]["scale"]["range"]
     assert len(colours) >= 8
     assert all(_contrast_on_white(c) >= 3.0 for c in colours), colours
-    for chart in (charts.histogram_overlay(pd.DataFrame({"participant": ["a"], "bin_low": [0.0],
-                                                         "bin_high": [1.0], "mass": [1.0]}), "x"),
-                  charts.ecdf(pd.DataFrame({"participant": ["a"], "game": ["g"],
-                                            "value": [1.0]}), "x")):
-        assert chart.to_dict()["encoding"]["color"]["scale"]["range"] == colours
+    panels = charts.histogram_panels(pd.DataFrame({"participant": ["a"], "bin_low": [0.0],
+                                                   "bin_high": [1.0], "mass": [1.0]}), "x")
+    assert panels.to_dict()["spec"]["encoding"]["color"]["scale"]["range"] == colours
+    ecdf = charts.ecdf(pd.DataFrame({"participant": ["a"], "game": ["g"], "value": [1.0]}), "x")
+    assert ecdf.to_dict()["encoding"]["color"]["scale"]["range"] == colours
 
 
 def test_other_charts_encode_their_columns() -> None:
     masses = pd.DataFrame({"participant": ["a"], "bin_low": [0.0], "bin_high": [1.0],
                            "mass": [1.0]})
-    hist = charts.histogram_overlay(masses, "score").to_dict()
-    assert hist["encoding"]["y"]["field"] == "mass" and hist["encoding"]["y"]["stack"] is None
+    hist = charts.histogram_panels(masses, "score").to_dict()
+    assert hist["spec"]["encoding"]["y"]["field"] == "mass"
+    assert hist["facet"]["row"]["field"] == "participant"  # a panel each, never overlaid
     curves = pd.DataFrame({"participant": ["a", "base"], "round": [1, 1], "arms": [1.0, 2.0]})
     arms = charts.arms_chart(curves, "base").to_dict()
     assert arms["encoding"]["strokeDash"]["condition"]["test"] == "datum.is_base"
