@@ -40,6 +40,8 @@ from dashboard.filters import (  # noqa: E402
 PAGES = (
     ("views/live.py", "Live", "live", ":material/monitor_heart:"),
     ("views/leaderboard.py", "Leaderboard", "leaderboard", ":material/leaderboard:"),
+    ("views/participant.py", "Participant", "participant", ":material/person:"),
+    ("views/pairwise.py", "Pairwise", "pairwise", ":material/grid_on:"),
     ("views/xent_measure.py", "Xent measure", "xent-measure", ":material/bar_chart:"),
     ("views/playability.py", "Playability", "playability", ":material/show_chart:"),
     ("views/ratings_over_time.py", "Ratings over time", "ratings-over-time",

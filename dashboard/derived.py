@@ -258,3 +258,71 @@ def overdue_schedules(schedules: pd.DataFrame, now: datetime,
     leased = schedules["lease_owner"].notna() & (until > at)
     keep = schedules["enabled"].astype(bool) & nxt.notna() & (late > grace_s) & ~leased
     return schedules[keep].assign(late_s=late[keep])
+
+
+# ------------------------------------------------------------------------------ pairwise
+
+
+def observed_wins(seats: pd.DataFrame) -> pd.DataFrame:
+    """Observed P(row beats column) over the comparisons the ratings are fitted on
+    (`tournaments.ratings.pairwise_outcomes`: the rated seats of one head-to-head match,
+    or two eval matches of one comparability group, weighted as the fit weighs them; a
+    tie is half a win): a, b, wins, comparisons (summed weights), win_rate, both ways."""
+    from tournaments.ratings import pairwise_outcomes
+
+    wins: dict[tuple[str, str], float] = {}
+    total: dict[tuple[str, str], float] = {}
+    for o in pairwise_outcomes(data.match_records(seats)):
+        for a, b, share in ((o.a, o.b, o.score_a), (o.b, o.a, 1.0 - o.score_a)):
+            wins[a, b] = wins.get((a, b), 0.0) + o.weight * share
+            total[a, b] = total.get((a, b), 0.0) + o.weight
+    rows = [{"a": a, "b": b, "wins": wins[a, b], "comparisons": n, "win_rate": wins[a, b] / n}
+            for (a, b), n in sorted(total.items()) if n > 0]
+    return pd.DataFrame(rows, columns=["a", "b", "wins", "comparisons", "win_rate"])
+
+
+# ------------------------------------------------------------------------------ participant
+
+
+def participant_history(engine: Engine, tournament: str | None, name: str) -> pd.DataFrame:
+    """`name`'s rating, interval and rank (by rating, of how many) in every stored snapshot
+    of the tournament, oldest first: snapshot, created_at, rating, ci_low, ci_high, rank,
+    of, provisional."""
+    history = data.snapshot_history(engine, tournament)
+    columns = ["snapshot", "created_at", "rating", "ci_low", "ci_high", "rank", "of",
+               "provisional"]
+    if not len(history) or name not in set(history["participant"]):
+        return pd.DataFrame(columns=columns)
+    history = history.assign(
+        rank=history.groupby("snapshot")["rating"].rank(ascending=False, method="min"),
+        of=history.groupby("snapshot")["participant"].transform("count"))
+    mine = history[history["participant"] == name].sort_values("snapshot")
+    return mine.reindex(columns=columns).astype({"rank": int, "of": int}).reset_index(drop=True)
+
+
+def participant_games(seats: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Per game, `name`'s rated matches, mean and best match score (bits), its Xent measure
+    value as percent of the best score on each map (reference normalisation, which needs no
+    base participant) and its rank on that game by that value among all participants:
+    game, matches, mean_score, best_score, percent_of_best, game_rank, of. Best game first."""
+    columns = ["game", "matches", "mean_score", "best_score", "percent_of_best", "game_rank",
+               "of"]
+    mine = seats[(seats["participant"] == name)] if len(seats) else seats
+    if not len(mine):
+        return pd.DataFrame(columns=columns)
+    best = pd.to_numeric(mine["best"], errors="coerce")
+    table = (mine.assign(best=best).groupby("game")
+             .agg(matches=("match", "nunique"), mean_score=("best", "mean"),
+                  best_score=("best", "max")).reset_index())
+    values, _ = seat_normalised_scores(seats, None, "reference")
+    if len(values):
+        ranks = values.assign(game_rank=values.groupby("game")["value"].rank(
+            ascending=False, method="min"), of=values.groupby("game")["value"].transform("count"))
+        ranks = ranks[ranks["participant"] == name].rename(columns={"value": "percent_of_best"})
+        table = table.merge(ranks[["game", "percent_of_best", "game_rank", "of"]], on="game",
+                            how="left")
+    else:
+        table = table.assign(percent_of_best=np.nan, game_rank=np.nan, of=np.nan)
+    return (table.sort_values(["percent_of_best", "mean_score"], ascending=False,
+                              na_position="last").reindex(columns=columns)
+            .reset_index(drop=True))

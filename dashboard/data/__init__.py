@@ -52,6 +52,10 @@ from dashboard.data.matches import (
     scored_seats,
     seat_rows,
 )
+from dashboard.data.participants import (
+    participant_specs,
+    participant_usage,
+)
 from dashboard.data.replay import (
     MatchDetail,
     comparable_matches,
@@ -93,7 +97,9 @@ __all__ = [
     "match_ref",
     "matches",
     "next_recurring",
+    "participant_specs",
     "participant_summary",
+    "participant_usage",
     "read_driver_frame",
     "read_frame",
     "recent_matches_per_minute",

@@ -11,6 +11,8 @@ from tests.dashboard.conftest import OpenApp, no_exception
 PAGES = {
     "views/live.py": "Live",
     "views/leaderboard.py": "Leaderboard",
+    "views/participant.py": "Participant",
+    "views/pairwise.py": "Pairwise",
     "views/xent_measure.py": "Xent measure",
     "views/playability.py": "Playability",
     "views/ratings_over_time.py": "Ratings over time",
@@ -158,8 +160,9 @@ def test_ratings_over_time_shows_rank_probabilities_from_stored_draws(open_app: 
 def test_matches_link_each_row_to_its_replay(open_app: OpenApp) -> None:
     at = open_app("views/matches.py", {"tournament": "nightly", "game": "hidden"})
     table = at.dataframe[0].value
-    for match, link in zip(table["match"], table["replay"], strict=True):
-        assert link.startswith(f"replay?tournament=nightly&snapshot=2&game=hidden&match={match}")
+    for key, link in zip(table["key"], table["replay"], strict=True):  # the short key
+        assert len(key) == 12
+        assert link.endswith(f"replay?tournament=nightly&snapshot=2&game=hidden&match={key}")
 
 
 def test_playability_follows_the_games_filter(open_app: OpenApp) -> None:
