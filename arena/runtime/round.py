@@ -428,6 +428,7 @@ class RoundRunner:
         state.scores[player] += amount.total
         public = [state.flow.register(r) for r in self.public]
         state.infosets[player].add_reward(line, amount, state.flow, public)
+        received = state.infosets[player].history[-1].terms
         self.emit(
             ev.Reward(
                 round=self.round,
@@ -447,6 +448,17 @@ class RoundRunner:
                         total=t.total,
                     )
                     for t in amount.terms
+                ],
+                seat_view=[
+                    ev.SeatRewardTerm(
+                        source=v.source,
+                        coefficient=v.coefficient,
+                        tokens=list(v.tokens),
+                        bits=list(v.bits),
+                        total=v.total,
+                        hidden=v.hidden,
+                    )
+                    for v in received
                 ],
             )
         )
