@@ -23,7 +23,9 @@ from urllib.parse import parse_qsl, urlencode
 
 from arena.errors import ConfigError, did_you_mean
 
-NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+")
+# Anchored: pydantic's `pattern=` searches, so an unanchored pattern let a name such as
+# "a<script>" or "a\u202e\n" through because it contains a valid character.
+NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _BAD_NAME_CHAR = re.compile(r"[^A-Za-z0-9_.\-]")
 
 

@@ -121,6 +121,10 @@ _BOUNDS: dict[str, Callable[[Mapping[str, Any]], str]] = {
         f"has too many entries: at most {ctx.get('max_length')}; split the tournament."
     ),
     "finite_number": lambda ctx: "must be a finite number, not nan or inf; write e.g. 1.0.",
+    "string_pattern_mismatch": lambda ctx: (  # only names have a pattern
+        "a name may hold only letters, digits, '_', '.' and '-' (no spaces, markup or "
+        'control characters); write e.g. "my-name-2".'
+    ),
 }
 
 

@@ -28,6 +28,7 @@ from sqlalchemy import Engine
 
 from arena.errors import ArenaError, UnknownNameError
 from arena.registry import Registry
+from arena.specs import NAME_RE
 from arena.storage.snapshots import (
     ScheduleRecord,
     delete_schedule,
@@ -206,6 +207,11 @@ def add_schedule(
     config = load_tournament(path, db=engine)  # a scope:NAME reads the schedule's database
     prepare_tournament(config, registry or Registry.load(), str(path))
     label = name or config.name
+    if not NAME_RE.fullmatch(label):
+        raise ScheduleError(
+            f"The schedule name {label[:80]!r} may hold only letters, digits, '_', '.' and "
+            "'-'. Pass e.g. --name nightly."
+        )
     if not replace and any(s.name == label for s in schedules(engine)):
         raise ScheduleError(
             f"A schedule named '{label}' already exists. Pass --replace to change it, "
