@@ -3,9 +3,12 @@
 Discovery loads the entry points of group ``xent_arena`` one at a time. A plugin that fails
 to import or to register is recorded as a `PluginFailure` and skipped; the others load.
 
-Order: the built-in plugins (entry points named ``builtin_*``) load first, then the others
-sorted by entry-point name, so the registry's "first plugin keeps a clashing name" rule
-always favours the built-ins.
+Built-ins are the entry points the ``xent-arena`` distribution itself declares (named
+``builtin_*``, each pointing at one of the project's own modules): recognised by their
+distribution and module, never by the name alone, which any third party may choose.
+
+Order: the built-in plugins load first, then the others sorted by entry-point name, so
+the registry's "first plugin keeps a clashing name" rule always favours the built-ins.
 
 Running from a checkout (the ``xent-arena`` distribution not installed): the built-in entry
 points are read from the checkout's ``pyproject.toml`` and loaded the same way. Entry-point
@@ -62,6 +65,7 @@ class LoadedPlugin:
     dist: str
     version: str
     value: str  # the entry point's "module:attr" text, or "" for in-process plugins
+    builtin: bool = False  # one of the arena's own plugins (see the module doc)
 
 
 class ArenaPluginManager(PluginManager):
@@ -76,7 +80,8 @@ class ArenaPluginManager(PluginManager):
         self.event_errors: Counter[str] = Counter()
 
     def register_plugin(
-        self, plugin: object, name: str, *, dist: str = "", version: str = "", value: str = ""
+        self, plugin: object, name: str, *, dist: str = "", version: str = "", value: str = "",
+        builtin: bool = False,
     ) -> bool:
         """Register `plugin`, recording a failure instead of raising. True on success."""
         try:
@@ -85,7 +90,7 @@ class ArenaPluginManager(PluginManager):
             self.load_failures.append(PluginFailure(name, dist, version, _describe(exc)))
             log.warning("plugin %r (%s) failed to register: %s", name, dist, exc)
             return False
-        self.origins[name] = LoadedPlugin(name, dist, version, value)
+        self.origins[name] = LoadedPlugin(name, dist, version, value, builtin)
         return True
 
 
@@ -117,15 +122,19 @@ def create_plugin_manager(
     allowed = _allowed(allow)
     installed = list(md.entry_points(group=ENTRY_POINT_GROUP)) if load_entrypoints else []
     if include_builtins:
-        taken = {ep.name for ep in installed}
-        installed += [ep for ep in _checkout_entry_points() if ep.name not in taken]
+        # By name and module: a third party's entry point named like a built-in must not
+        # hide the built-in read from the checkout.
+        taken = {(ep.name, ep.value) for ep in installed}
+        installed += [ep for ep in _checkout_entry_points() if (ep.name, ep.value) not in taken]
     seen: set[str] = set()
-    for ep in sorted(installed, key=_load_order):
+    builtins = _builtin_values()
+    for ep in sorted(installed, key=lambda ep: _load_order(ep, builtins)):
         seen.add(ep.name)
-        if not _is_allowed(ep.name, allowed):
+        builtin = is_builtin(ep, builtins)
+        if not _is_allowed(ep.name, builtin, allowed):
             pm.skipped.append(ep.name)
             continue
-        _load_one(pm, ep)
+        _load_one(pm, ep, builtin)
     for name in sorted((allowed or set()) - seen - {NO_BUILTINS}):
         pm.load_failures.append(
             PluginFailure(name, "", "", f"listed in {ALLOW_ENV} but no such plugin is installed")
@@ -140,16 +149,44 @@ def _allowed(allow: Collection[str] | None) -> set[str] | None:
     return names or None
 
 
-def _is_allowed(name: str, allowed: set[str] | None) -> bool:
+def _is_allowed(name: str, builtin: bool, allowed: set[str] | None) -> bool:
     if allowed is None:
         return True
-    if name.startswith(BUILTIN_PREFIX):
+    if builtin:
         return NO_BUILTINS not in allowed
     return name in allowed
 
 
-def _load_order(ep: md.EntryPoint) -> tuple[bool, str, str]:
-    return (not ep.name.startswith(BUILTIN_PREFIX), ep.name, ep.value)
+def _load_order(ep: md.EntryPoint, builtins: Collection[str]) -> tuple[bool, str, str]:
+    return (not is_builtin(ep, builtins), ep.name, ep.value)
+
+
+def _builtin_values() -> frozenset[str]:
+    """The `module[:attr]` of each built-in entry point, as the project declares them (the
+    checkout's pyproject.toml, else the installed distribution's metadata)."""
+    project = _checkout_pyproject()
+    if project is not None:
+        declared = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
+        return frozenset(str(v) for n, v in declared.items() if n.startswith(BUILTIN_PREFIX))
+    try:
+        eps = md.distribution(DIST_NAME).entry_points
+    except md.PackageNotFoundError:
+        return frozenset()
+    return frozenset(
+        ep.value for ep in eps
+        if ep.group == ENTRY_POINT_GROUP and ep.name.startswith(BUILTIN_PREFIX)
+    )
+
+
+def is_builtin(ep: md.EntryPoint, builtins: Collection[str]) -> bool:
+    """Whether `ep` is one of the arena's own plugins: declared by the xent-arena
+    distribution (or read from its checkout) and pointing at a module the project
+    declares as built-in. A third party's ``builtin_*`` entry point is not."""
+    return (
+        ep.name.startswith(BUILTIN_PREFIX)
+        and ep.value in builtins
+        and _dist_of(ep)[0] == DIST_NAME
+    )
 
 
 def _dist_of(ep: md.EntryPoint) -> tuple[str, str]:
@@ -159,7 +196,7 @@ def _dist_of(ep: md.EntryPoint) -> tuple[str, str]:
     return str(dist.metadata["Name"]), str(dist.version)
 
 
-def _load_one(pm: ArenaPluginManager, ep: md.EntryPoint) -> None:
+def _load_one(pm: ArenaPluginManager, ep: md.EntryPoint, builtin: bool) -> None:
     dist, version = _dist_of(ep)
     try:
         plugin = ep.load()
@@ -178,7 +215,9 @@ def _load_one(pm: ArenaPluginManager, ep: md.EntryPoint) -> None:
         # Two distributions declaring one entry point for one module (an installed copy
         # and its checkout, say) are one plugin, registered once.
         return
-    pm.register_plugin(plugin, ep.name, dist=dist, version=version, value=ep.value)
+    pm.register_plugin(
+        plugin, ep.name, dist=dist, version=version, value=ep.value, builtin=builtin
+    )
 
 
 def _checkout_pyproject() -> dict[str, Any] | None:

@@ -21,8 +21,6 @@ from arena.errors import ArenaError, PluginError, UnknownNameError
 from arena.gamespace.finetune import FineTuner
 from arena.gamespace.sampler import MetaSampler
 from arena.plugin_manager import (
-    BUILTIN_PREFIX,
-    DIST_NAME,
     ArenaPluginManager,
     PluginFailure,
     create_plugin_manager,
@@ -282,10 +280,12 @@ class Registry:
     # ------------------------------------------------------------------ lookups
 
     def player_is_builtin(self, name: str) -> bool:
-        """Whether player `name` comes from the arena's own built-in plugins (an entry
-        point named ``builtin_*`` of the ``xent-arena`` distribution), not a third party."""
+        """Whether player `name` comes from the arena's own built-in plugins (recognised
+        by distribution and module, see `arena.plugin_manager`), not a third party."""
         plugin = _lookup(self._players, "player", name)[0]
-        return plugin.startswith(BUILTIN_PREFIX) and self._origin(plugin)[0] == DIST_NAME
+        pm = self.plugin_manager
+        origin = pm.origins.get(plugin) if isinstance(pm, ArenaPluginManager) else None
+        return origin is not None and origin.builtin
 
     def player_plugin(self, name: str) -> tuple[str, str]:
         """The plugin that registered player `name` and its distribution."""
