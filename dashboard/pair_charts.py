@@ -9,13 +9,14 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from dashboard.charts import LABEL_LIMIT_PX, ROWS_AUTOSIZE, AnyChart, rows_height
+from dashboard.charts import LABEL_LIMIT_PX, ROWS_AUTOSIZE, AnyChart
 
 CELL_FONT = 11
+CELL_PX = 40  # a row of the crosstable: room for "0.62 (13)"
 
 
 def crosstable(frame: pd.DataFrame, value: str, title: str, order: Sequence[str],
-               counts: str | None = None) -> AnyChart:
+               counts: str | None = None, legend: str = "P(win)") -> AnyChart:
     """Participant x participant heat map of `value` (a probability, columns a, b) on a
     diverging scale centred on 0.5, rows and columns in `order` (strongest first); with
     `counts`, each cell also shows that column's number, e.g. "0.62 (13)"."""
@@ -33,7 +34,7 @@ def crosstable(frame: pd.DataFrame, value: str, title: str, order: Sequence[str]
     if counts:
         tooltip.append(alt.Tooltip(f"{counts}:Q", format=".1f", title="comparisons"))
     rect = base.mark_rect(stroke="white").encode(
-        color=alt.Color(f"{value}:Q", title=title,
+        color=alt.Color(f"{value}:Q", title=legend,
                         scale=alt.Scale(scheme="redblue", domain=[0, 1], domainMid=0.5)),
         tooltip=tooltip,
     )
@@ -42,5 +43,5 @@ def crosstable(frame: pd.DataFrame, value: str, title: str, order: Sequence[str]
         color=alt.condition(f"datum.{value} < 0.2 || datum.{value} > 0.8",
                             alt.value("white"), alt.value("black")),
     )
-    return (rect + text).properties(title=title, height=rows_height(len(names)),
+    return (rect + text).properties(title=title, height=CELL_PX * max(len(names), 2),
                                     autosize=ROWS_AUTOSIZE)

@@ -40,7 +40,7 @@ left.altair_chart(pair_charts.crosstable(predicted, "p_win", "predicted P(row be
 if len(observed):
     right.altair_chart(pair_charts.crosstable(
         observed, "win_rate", "observed win fraction (comparisons)", order,
-        counts="comparisons"), width="stretch")
+        counts="comparisons", legend="won"), width="stretch")
 else:
     right.info("No comparisons among the selected matches yet.")
 st.caption(

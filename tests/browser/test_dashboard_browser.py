@@ -267,3 +267,34 @@ def test_hostile_moves_render_as_text_in_the_replay(dashboard: str, arena_db: st
         watched.received.clear()
     watched.screenshot("replay-hostile")
     assert watched.dialogs == []
+
+
+# Every visible page at its own address, with its title (a default page used to live only
+# at the root, so /live said "Page not found"), and no Streamlit developer toolbar.
+OWN_ADDRESSES = {
+    "live": "Live",
+    "leaderboard": "Leaderboard",
+    "participant?name=alpha": "Participant",
+    "pairwise": "Pairwise",
+    "xent-measure": "Xent measure",
+    "matches": "Matches",
+    "tournaments": "Tournaments and schedules",
+}
+
+
+def test_every_page_opens_at_its_own_address_with_no_deploy_button(
+    dashboard: str, watched: Watched
+) -> None:
+    for address, title in OWN_ADDRESSES.items():
+        watched.open(f"{dashboard}/{address}")
+        watched.check_clean(address)
+        page = watched.page
+        assert page.get_by_text("Page not found").count() == 0, address
+        assert page.locator("h1").first.inner_text().strip() == title, address
+        assert page.locator('[data-testid="stAppDeployButton"]').count() == 0, address
+        assert page.get_by_role("button", name="Deploy").count() == 0, address
+        if address.startswith("participant"):
+            watched.screenshot("participant-alpha")
+    watched.open(dashboard + "/")  # the bare address opens the Leaderboard (no run going)
+    assert urlsplit(watched.page.url).path.rstrip("/").endswith("leaderboard")
+    assert watched.page.locator("h1").first.inner_text().strip() == "Leaderboard"
