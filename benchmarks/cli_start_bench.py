@@ -54,7 +54,7 @@ def time_once(args: list[str]) -> tuple[float, list[str]]:
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"arena {' '.join(args)} failed ({done.returncode}): {done.stderr}")
-    heavy = next(
+    heavy: list[str] = next(
         (json.loads(line[6:]) for line in done.stderr.splitlines() if line.startswith("HEAVY=")),
         [],
     )

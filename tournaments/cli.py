@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -11,6 +10,7 @@ from typing import Annotated, Literal
 import typer
 
 from arena.console import run_app
+from arena.interrupts import run_stoppable
 from arena.listing import printable, text_table
 from arena.storage import Store, StoredMatch
 from arena.storage.match_keys import short_key
@@ -48,7 +48,7 @@ def run_command(
     """Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM
     stops it keeping every finished match."""
     try:
-        summary = asyncio.run(
+        summary = run_stoppable(
             run_file(
                 file,
                 db=db,

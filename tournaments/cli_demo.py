@@ -3,12 +3,12 @@ runs it; added to the `arena` command by `tournaments.plugin`)."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from typing import Annotated
 
 import typer
 
+from arena.interrupts import run_stoppable
 from arena.registry import Registry
 from arena.storage import default_db_url
 from tournaments.demo import demo_config, run_demo
@@ -47,7 +47,7 @@ def demo_command(
         f"database {url}",
         err=True,
     )
-    report = asyncio.run(
+    report = run_stoppable(
         run_demo(
             config, db, registry=registry, concurrency=concurrency,
             progress=progress and sys.stderr.isatty(),

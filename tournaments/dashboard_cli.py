@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -31,6 +30,8 @@ dashboard_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False
 EXTRA = "xent-arena[dashboard]"
 DEFAULT_PORT = 8501
 LOOPBACK = "127.0.0.1"
+STOP_WAIT_S = 10.0
+STOPPED = "dashboard stopped."
 
 
 class DashboardError(ArenaError):
@@ -91,6 +92,17 @@ def streamlit_command(host: str, port: int) -> list[str]:
     ]
 
 
+def stop_child(child: subprocess.Popen[bytes]) -> None:
+    """Stop the Streamlit server with SIGTERM, which it obeys even when started with SIGINT
+    ignored (a script's background job inherits that), then kill it if it lingers."""
+    child.terminate()
+    try:
+        child.wait(timeout=STOP_WAIT_S)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+
+
 def shown_url(url: str) -> str:
     with contextlib.suppress(Exception):
         return make_url(url).render_as_string(hide_password=True)
@@ -111,7 +123,8 @@ def dashboard_command(
         bool, typer.Option(help="First bring an older database to this arena's schema.")
     ] = False,
 ) -> None:
-    """Serve the live dashboard (read-only) over an arena database; Ctrl-C stops it."""
+    """Serve the live dashboard (read-only) over an arena database; Ctrl-C or SIGTERM
+    stops it and its Streamlit server."""
     require_streamlit()
     script = app_script()
     if not script.is_file():
@@ -129,13 +142,9 @@ def dashboard_command(
     child = subprocess.Popen(streamlit_command(host, port), env=env)
     try:
         code = child.wait()
-    except KeyboardInterrupt:
-        child.send_signal(signal.SIGINT)
-        try:
-            child.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-        raise
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (`arena.interrupts`)
+        stop_child(child)
+        typer.echo(STOPPED, err=True)
+        raise typer.Exit(130) from None
     if code != 0:
         raise typer.Exit(code)

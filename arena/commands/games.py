@@ -3,7 +3,6 @@ and keep the golden playthroughs up to date."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from collections.abc import Awaitable, Callable
@@ -20,6 +19,7 @@ from arena.analysis.smoke import CheckReport, check_game, static_failure
 from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.commands import generate
 from arena.errors import ConfigError, GameSyntaxError
+from arena.interrupts import run_stoppable
 from arena.listing import rich_cell
 from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, load_entry, load_game_ref
 from arena.protocols.judge import Judge
@@ -48,7 +48,7 @@ def _with_judge(spec: str, work: Callable[[Judge], Awaitable[T]]) -> T:
         finally:
             await judge.aclose()
 
-    return asyncio.run(run())
+    return run_stoppable(run())
 
 
 def _finite(value: float) -> float | None:
@@ -385,10 +385,10 @@ def golden(
     chosen = names or registry.game_names()
     loaded = [load_entry(registry.game(name)) for name in chosen]
     if update:
-        written = asyncio.run(update_goldens(directory, registry, loaded))
+        written = run_stoppable(update_goldens(directory, registry, loaded))
         typer.echo(f"wrote {len(written)} golden record(s) to {directory}")
         return
-    report = asyncio.run(verify_goldens(directory, registry, loaded))
+    report = run_stoppable(verify_goldens(directory, registry, loaded))
     changed = {name: diffs for name, diffs in report.items() if diffs}
     for name, diffs in report.items():
         typer.echo(f"{'DIFF' if diffs else 'same'}  {name}")

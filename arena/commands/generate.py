@@ -21,6 +21,7 @@ from rich.table import Table
 from arena.errors import ConfigError
 from arena.gamespace.pipeline import CandidateRecord, FilterPipeline, PipelineConfig
 from arena.gamespace.sampler import ParentGame
+from arena.interrupts import run_stoppable
 from arena.match_setup import load_game_ref
 from arena.redaction import redact
 from arena.registry import Registry
@@ -117,7 +118,7 @@ def generate_command(
     registry = Registry.load()
     config = PipelineConfig(seed=seed, base=base, maps=maps, rounds=rounds)
     registry.create_sampler(sampler)  # a bad spec fails before any judge loads
-    parent, records = asyncio.run(
+    parent, records = run_stoppable(
         generate(game, sampler, count, config, judge, registry)
     )
     folder = out if out is not None else Path("generated") / parent.name

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +12,7 @@ import typer
 from arena.commands.validators import positive
 from arena.errors import ConfigError, UnknownNameError
 from arena.events import Event
+from arena.interrupts import run_stoppable
 from arena.lang.ast import DIALECTS, Dialect
 from arena.lang.limits import DEFAULT_LIMITS, LIMIT_NAMES, ResourceLimits
 from arena.match_setup import build_match, load_game_ref
@@ -174,7 +174,7 @@ def play(
         if not as_json:
             typer.echo(render_event(event))
 
-    report, result = asyncio.run(
+    report, result = run_stoppable(
         run_play(
             game,
             judge,

@@ -5,7 +5,6 @@ this module parses and prints.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from pathlib import Path
@@ -26,6 +25,7 @@ from arena.gamespace.scope_run import (
     check_params,
     grow,
 )
+from arena.interrupts import run_stoppable
 from arena.match_setup import load_game_ref
 from arena.registry import Registry
 from arena.storage import Store, transfers
@@ -121,7 +121,7 @@ def grow_command(
     db_store = Store.open(db)
     try:
         db_store.require_writable("growing a scope stores its archive")
-        result = asyncio.run(grow(request, db_store.engine, registry, progress=_echo))
+        result = run_stoppable(grow(request, db_store.engine, registry, progress=_echo))
         where = describe(db_store.engine)
     finally:
         db_store.close()

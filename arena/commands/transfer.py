@@ -8,7 +8,6 @@ The measurement itself is `arena.gamespace.transfer`; this module only parses an
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from rich.text import Text
 
 from arena.gamespace.transfer import TransferMatrix, TransferSetting, open_oracle
 from arena.gamespace.transfer_math import LEVEL, RESAMPLES
+from arena.interrupts import run_stoppable
 from arena.match_setup import LoadedGame, load_game_ref
 from arena.registry import Registry
 from arena.storage import Store
@@ -137,7 +137,7 @@ def transfer_command(
     store = Store.open(db)
     try:
         store.require_writable("this command stores transfer values")
-        matrix = asyncio.run(measure(setting, loaded, store, registry, models_dir))
+        matrix = run_stoppable(measure(setting, loaded, store, registry, models_dir))
         where = describe(store.engine)
     finally:
         store.close()

@@ -51,14 +51,20 @@ game = "g.xgl"
 """
 
 
-def start_run(folder: Path) -> subprocess.Popen[str]:
+def ignore_sigint() -> None:
+    """What a shell script's `cmd &` does to its background job."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def start_run(folder: Path, *, sigint_ignored: bool = False) -> subprocess.Popen[str]:
     (folder / "g.xgl").write_text(GAME)
     (folder / "t.toml").write_text(TOURNAMENT + WAITER)
     env = {**os.environ, "PYTHONPATH": str(REPO), "ARENA_REMOTE_TOKEN": "test-token"}
     command = [sys.executable, "-c", "from arena.cli import main; main()", "run", "t.toml",
                "--db", "arena.db", "--no-progress"]
     return subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ignore_sigint if sigint_ignored else None)
 
 
 def rows(db: Path, query: str) -> list[tuple[object, ...]]:
@@ -81,8 +87,11 @@ def wait_for_fast_matches(child: subprocess.Popen[str], db: Path) -> None:
     raise AssertionError(f"the fast matches were never stored: {child.communicate()}")
 
 
-def test_sigterm_stops_a_run_like_ctrl_c(tmp_path: Path) -> None:
-    child = start_run(tmp_path)
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["sigint-default", "sigint-ignored"])
+async def test_sigterm_stops_a_run_like_ctrl_c(tmp_path: Path, sigint_ignored: bool) -> None:
+    # With SIGINT ignored (`arena run ... &` in a script) SIGTERM used to be ignored too:
+    # the run went on to the end (issue 24 item 9).
+    child = start_run(tmp_path, sigint_ignored=sigint_ignored)
     db = tmp_path / "arena.db"
     wait_for_fast_matches(child, db)
     child.send_signal(signal.SIGTERM)
@@ -92,6 +101,13 @@ def test_sigterm_stops_a_run_like_ctrl_c(tmp_path: Path) -> None:
     assert err.strip().splitlines()[-1] == INTERRUPTED, err  # after the waiting remote seat
     assert rows(db, "SELECT status FROM runs") == [("interrupted",)]
     assert rows(db, "SELECT status, count(*) FROM matches GROUP BY status") == [("done", 3)]
+    before = rows(db, "SELECT key, status, play_seed, event_count, run_id FROM matches ORDER BY key")
+
+    (tmp_path / "t.toml").write_text(TOURNAMENT)  # resume, without the seat that never plays
+    summary = await run_file(tmp_path / "t.toml", db=sqlite_url(db))
+    assert (summary.status, summary.written, summary.already_done) == ("done", 0, 3)
+    assert rows(db, "SELECT id, status FROM runs ORDER BY id") == [(1, "interrupted"), (2, "done")]
+    assert rows(db, "SELECT key, status, play_seed, event_count, run_id FROM matches ORDER BY key") == before
 
 
 def test_sigterm_stops_any_command_like_ctrl_c(tmp_path: Path) -> None:

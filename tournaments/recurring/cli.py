@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from arena.console import run_app
+from arena.interrupts import run_stoppable
 from arena.listing import text_table
 from arena.storage import Store
 from tournaments.cli import DbOption
@@ -152,7 +153,7 @@ def run_now_command(
         if done.status != "done":
             raise typer.Exit(1)
 
-    asyncio.run(go())
+    run_stoppable(go())
 
 
 @scheduler_app.command("scheduler")
