@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts
+from dashboard import charts, tables
 from dashboard.cache import compute, query
 from dashboard.context import current
 from dashboard.derived import role_advantage
@@ -17,7 +17,7 @@ st.title("Games")
 catalogue = compute("game_catalogue", f.tournament)
 if not need_rows(catalogue, "games"):
     st.stop()
-st.dataframe(catalogue.drop(columns=["source"]), hide_index=True, width="stretch")
+tables.show(catalogue.drop(columns=["source"]), labels={"check": "static check"})
 keys = list(range(len(catalogue)))
 index = st.selectbox("Game", keys, key="g_game", format_func=lambda i: (
     f"{catalogue.iloc[i]['name']} v{catalogue.iloc[i]['version']}"))
@@ -27,7 +27,9 @@ st.code(str(row["source"]), language=None, line_numbers=True)
 scores = query("role_scores", f.with_games([str(row["name"])]))
 if len(scores):
     st.altair_chart(charts.score_distribution(scores), width="stretch")
-    st.dataframe(role_advantage(scores), hide_index=True, width="stretch")
+    tables.show(role_advantage(scores), labels={"mean": "mean (bits)", "std": "spread (bits)",
+                                                "advantage": "advantage (bits)"},
+                formats={"mean": "%.3f", "std": "%.3f", "advantage": "%+.3f"})
     st.caption("Advantage: the role's mean match score minus the mean over the game's roles "
                "(bits); all participants and NPCs included.")
 else:

@@ -29,5 +29,7 @@ st.altair_chart(charts.arms_chart(chosen, base), width="stretch")
 st.caption("arms_k: the best score among the first k rounds, averaged over maps (forfeits "
            "count as the worst score on the map minus one bit). Dashed: the base participant. "
            "A game is playable for the base when its curve rises: catch-up scores need that.")
-st.dataframe(chosen.pivot_table(index="round", columns="participant", values="arms"),
-             width="stretch")
+arms = chosen.pivot_table(index="round", columns="participant", values="arms")
+st.dataframe(arms, width="stretch", placeholder="",
+             column_config={str(c): st.column_config.NumberColumn(format="%.3f")
+                            for c in arms.columns})
