@@ -182,7 +182,9 @@ def prepare_tournament(
             judge=config.judge,
         )
     except ArenaError as error:
-        raise TournamentConfigError(source, [Problem("games", str(error), None)]) from None
+        raise TournamentConfigError(
+            source, [Problem("games", str(error), show_value=False)]
+        ) from None
     participants = {
         p.name: _participant_info(p.name, p.player, registry) for p in config.participants
     }

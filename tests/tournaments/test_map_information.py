@@ -15,6 +15,10 @@ from hypothesis import strategies as st
 
 from arena.errors import ConfigError
 from arena.lang.loader import load_game
+from arena.registry import Registry
+from tournaments.config import parse_tournament
+from tournaments.config_errors import TournamentConfigError
+from tournaments.demo import demo_config
 from tournaments.map_views import SHARED_OMNISCIENT, map_views
 from tournaments.pairings import (
     EVAL,
@@ -24,6 +28,7 @@ from tournaments.pairings import (
     check_map_information,
     plan_matches,
 )
+from tournaments.prepare import prepare_tournament
 
 GAMES = Path(__file__).resolve().parents[2] / "arena" / "games"
 SPECS = {name: "random" for name in ("a", "b", "c", "d", "e", "npc", "npc2")}
@@ -149,3 +154,29 @@ def test_every_mode_plans_each_entrant_one_view_per_map_with_the_same_matches(
     assert sorted({p.map_index for p in plans}) == list(range(len({p.map_index for p in plans})))
     if len(set(game.views.values())) == 1:  # one view: the map slots are the maps
         assert {p.map_index for p in plans} == set(range(game.maps))
+
+
+def test_the_demo_plays_alice_and_bob_of_describe_to_partner_on_maps_apart() -> None:
+    prepared = prepare_tournament(demo_config(), Registry.load(), "demo")
+    plans = [p for p in prepared.plans if p.game == "describe_to_partner"]
+    maps = {role: {p.map_index for p in plans if p.main_role == role} for role in ("alice", "bob")}
+    assert len(maps["alice"]) == len(maps["bob"]) == demo_config().maps
+    assert not maps["alice"] & maps["bob"]
+    assert len(plans) == 2 * demo_config().maps * len(prepared.entrants)  # as many matches
+
+
+def test_a_tournament_whose_entrant_is_the_npc_is_refused_before_anything_runs() -> None:
+    document = {
+        "name": "self-npc", "judge": "ngram", "npc": "random",
+        "participants": [{"name": "random", "player": "random"}, {"name": "b", "player": "random"}],
+        "games": [{"game": "describe_to_partner"}],
+    }
+    with pytest.raises(TournamentConfigError) as error:
+        prepare_tournament(parse_tournament(document), Registry.load())
+    message = str(error.value)
+    assert "participant 'random' would play" in message and "in one match" in message
+    assert "name an npc_only participant" in message
+    assert "  - games: Game 'describe_to_partner'" in message  # no "games = None"
+    # the same NPC is fine for a game with one role (no NPC seat)
+    document["games"] = [{"game": "condense"}]
+    assert prepare_tournament(parse_tournament(document), Registry.load()).plans
