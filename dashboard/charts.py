@@ -124,7 +124,8 @@ def histogram_panels(masses: pd.DataFrame, x_title: str) -> AnyChart:
         alt.Chart(masses)
         .mark_bar(binSpacing=0, stroke="white", strokeWidth=0.5)
         .encode(
-            x=alt.X("bin_low:Q", bin="binned", title=x_title),
+            x=alt.X("bin_low:Q", bin="binned", title=x_title,
+                    axis=alt.Axis(labelFlush=True)),  # the last tick label stays inside
             x2="bin_high:Q",
             y=alt.Y("mass:Q", title="share", axis=alt.Axis(tickCount=3, format=".0%")),
             color=alt.Color("participant:N", scale=PARTICIPANT_SCALE, legend=None),
