@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from arena.redaction import redact_json
 from arena.storage import tables as t
+from arena.storage.event_codec import encode_events
 from arena.storage.records import MATCH_DONE, FinishedMatch
 
 MATCHES = t.table_of(t.Match)
@@ -108,14 +108,15 @@ def insert_matches(conn: Connection, matches: Sequence[FinishedMatch]) -> list[b
             }
             for s in match.seats
         ]
-        for seq, e in enumerate(match.events):
+        payloads = encode_events(match.events)
+        for seq, (e, payload) in enumerate(zip(match.events, payloads, strict=True)):
             events.append(
                 {
                     "match_id": match_id,
                     "seq": seq,
                     "round": e.round,
                     "type": e.type,
-                    "payload": redact_json(e.model_dump_json()),
+                    "payload": payload,
                 }
             )
             if e.type == "round_finished":

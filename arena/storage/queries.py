@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine, func, select
 
-from arena.events import Event, event_from_json
+from arena.events import Event
 from arena.storage import tables as t
+from arena.storage.event_codec import decode_events
 from arena.storage.records import StoredMatch, StoredSeat
 
 MATCHES = t.table_of(t.Match)
@@ -141,7 +142,7 @@ def match_events(engine: Engine, key: str) -> list[Event]:
         .order_by(EVENTS.c.seq)
     )
     with engine.connect() as conn:
-        return [event_from_json(r[0]) for r in conn.execute(query)]
+        return decode_events(r[0] for r in conn.execute(query))
 
 
 def match_counts(engine: Engine, tournament: str) -> dict[str, int]:
