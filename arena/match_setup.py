@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 
-from arena.errors import ConfigError, UnknownNameError
+from arena.errors import ConfigError, UnknownNameError, did_you_mean
 from arena.events import Event
 from arena.lang import ast
 from arena.lang.game_file import GAME_SUFFIXES, read_game_file
@@ -307,6 +307,13 @@ async def build_match(
     Raises ConfigError (or the plugin's error) if a player cannot be built; the players
     built before it are closed.
     """
+    unknown = [role for role in main_roles if role not in game.roles]
+    if unknown:  # a misspelt main role once silently made every seat an NPC
+        raise ConfigError(
+            f"Main role '{unknown[0]}' never plays in game '{game.name}'. Active roles: "
+            f"{', '.join(game.roles) or '(none)'}; pick one with --main."
+            f"{did_you_mean(unknown[0], game.roles)}"
+        )
     match_id = match_id or f"{game.name}:{seed}"
     key = public_seed_key(seed) if seed_key is None else seed_key
     built: list[Player] = []

@@ -14,6 +14,7 @@ where nobody has a numeric score cannot be valued and is dropped.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -172,7 +173,7 @@ def playability_levels(
 
 
 def _check_levels(theta: float, m: int) -> None:
-    if theta <= 0 or m < 1:
+    if not (math.isfinite(theta) and theta > 0) or m < 1:  # nan compares false: ask for it
         raise ConfigError(f"Levels need theta > 0 and m >= 1, got theta={theta}, m={m}.")
 
 

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from arena.commands.validators import finite_positive
 from arena.console import run_app
 from arena.errors import UnknownNameError
 from arena.storage import Store
@@ -259,7 +260,10 @@ def scores_command(
         ),
     ] = None,
     theta: Annotated[
-        float | None, typer.Option(help="narms: bits between levels (default: file's, or 1).")
+        float | None,
+        typer.Option(
+            help="narms: bits between levels (default: file's, or 1).", callback=finite_positive
+        ),
     ] = None,
     levels: Annotated[
         int | None, typer.Option(help="narms: m, the number of levels (default: file's, or 2).")

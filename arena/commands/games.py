@@ -18,6 +18,7 @@ from arena.analysis.playability import PlayabilityReport, run_playability
 from arena.analysis.smoke import CheckReport, check_game, static_failure
 from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.commands import generate
+from arena.commands.validators import failure_probability, finite_positive, open_probability
 from arena.errors import ConfigError, GameSyntaxError
 from arena.interrupts import run_stoppable
 from arena.listing import rich_cell
@@ -267,7 +268,10 @@ def check(
         bool, typer.Option(help="Also run the well-posedness check.")
     ] = True,
     epsilon: Annotated[
-        float | None, typer.Option(help="Clipping epsilon (default 1/|V| of the judge).")
+        float | None,
+        typer.Option(
+            help="Clipping epsilon (default 1/|V| of the judge).", callback=open_probability
+        ),
     ] = None,
     base: Annotated[
         str | None,
@@ -304,7 +308,9 @@ def wellposed_cmd(
     game: GameArgument,
     judge: JudgeOption = "bundled",
     role: Annotated[str | None, typer.Option(help="Main role (default: first).")] = None,
-    epsilon: Annotated[float | None, typer.Option(help="Default 1/|V|.")] = None,
+    epsilon: Annotated[
+        float | None, typer.Option(help="Default 1/|V|.", callback=open_probability)
+    ] = None,
     seed: SeedOption = 0,
     candidates: Annotated[int, typer.Option(min=2, help="Seeded candidates.")] = 8,
     steps: Annotated[int, typer.Option(min=0, help="Local search steps per judge.")] = 4,
@@ -345,10 +351,16 @@ def playability(
     ] = None,
     seed: SeedOption = 0,
     max_replay: ReplayOption = DEFAULT_MAX_REPLAY,
-    theta: Annotated[float, typer.Option(help="theta, bits per level (> 0).")] = 1.0,
+    theta: Annotated[
+        float, typer.Option(help="theta, bits per level (> 0).", callback=finite_positive)
+    ] = 1.0,
     levels: Annotated[int, typer.Option(min=1, help="m of the theta levels.")] = 2,
     epsilon: Annotated[
-        float, typer.Option(help="eps, the tolerated failure probability, in [0, 1).")
+        float,
+        typer.Option(
+            help="eps, the tolerated failure probability, in [0, 1).",
+            callback=failure_probability,
+        ),
     ] = 0.1,
     as_json: JsonOption = False,
 ) -> None:

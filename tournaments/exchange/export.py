@@ -158,12 +158,30 @@ def write_parquet(path: Path, columns: Sequence[str], rows: Rows) -> None:
 WRITERS = {"csv": write_csv, "json": write_json, "parquet": write_parquet}
 
 
+def output_folder(out: str | Path) -> Path:
+    """The folder `out`, created if missing; `ConfigError` when it cannot be one (an
+    existing file, a parent that is a file, no permission), before any work is done."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(
+            f"--out '{folder}' is an existing file, but export writes a folder of matches, "
+            f"seats and ratings files. Pass a folder, e.g. --out {folder.with_suffix('')}-export."
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(
+            f"Cannot create the export folder '{folder}': {error.strerror}. Pass a folder "
+            "you can write to with --out."
+        ) from None
+    return folder
+
+
 def write_tables(tables: Mapping[str, Rows], out: str | Path, fmt: str) -> list[Path]:
     """Write each table to ``OUT/<table>.<fmt>``; returns the paths written."""
     if fmt not in FORMATS:
         raise ConfigError(f"Unknown export format '{fmt}'.{did_you_mean(fmt, FORMATS)}")
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = output_folder(out)
     written = []
     for name, rows in tables.items():
         path = folder / f"{name}.{fmt}"
@@ -184,4 +202,5 @@ def export(
         raise ConfigError(f"Unknown export format '{fmt}'.{did_you_mean(fmt, FORMATS)}")
     if fmt == "parquet":
         require_pyarrow()
+    output_folder(out)
     return write_tables(export_tables(engine, tournaments, options), out, fmt)

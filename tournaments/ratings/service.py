@@ -18,6 +18,7 @@ bootstrap means), else the maximum-likelihood fit, the arena's leaderboard of re
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -352,7 +353,7 @@ def normalisation_choice(
         theta=float(theta if theta is not None else stored.get("theta", 1.0)),
         m=int(m if m is not None else stored.get("m", 2)),
     )
-    if spec.theta <= 0 or spec.m < 1:
+    if not (math.isfinite(spec.theta) and spec.theta > 0) or spec.m < 1:
         raise ConfigError(
             f"narms needs theta > 0 and m >= 1, got theta={spec.theta}, m={spec.m}. "
             "Pass e.g. --theta 0.5 --levels 2."
