@@ -161,6 +161,7 @@ def prepare(frame: pd.DataFrame, labels: Mapping[str, str | None] | None = None,
             config[key] = st.column_config.NumberColumn(text, format=fmt)
         elif (times := _as_times(series)) is not None:
             shown[name] = times
+            text = text if "UTC" in text else f"{text} (UTC)"  # stored times are UTC
             config[key] = st.column_config.DatetimeColumn(text, format=TIME_FORMAT,
                                                           width="medium")
         elif _is_hash_column(series):

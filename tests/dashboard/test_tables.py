@@ -28,13 +28,15 @@ def test_prepare_rounds_floats_parses_times_and_shortens_hashes() -> None:
         "rating": [1501.23456, None], "share": [0.123456, 0.5], "count": [3.0, 4.0],
         "finished_at": ["2026-11-25 10:00:00.123456", None],
         "config_sha256": [DIGEST, None], "key": [f"import:{DIGEST}", "short"],
-        "name": ["x", None],
+        "name": ["x", None], "last_match": pd.to_datetime(["2026-11-25 10:00:01", None]),
     })
     shown, config = tables.prepare(frame)
     fmt = {k: v["type_config"].get("format") for k, v in config.items()}
     assert fmt["rating"] == "%.1f" and fmt["share"] == "%.2f" and fmt["count"] == "%d"
     assert config["finished_at"]["type_config"]["format"] == tables.TIME_FORMAT
     assert shown["finished_at"].iloc[0] == pd.Timestamp("2026-11-25 10:00:00.123456")
+    assert config["finished_at"]["label"] == "finished (UTC)"
+    assert config["last_match"]["label"] == "last match (UTC)"  # a time, named without _at
     assert list(shown["config_sha256"].iloc[:1]) == [DIGEST[:12]]
     assert list(shown["key"]) == [f"import:{DIGEST[:12]}", "short"]
     assert all("_" not in c["label"] for c in config.values())
