@@ -55,9 +55,18 @@ def follow_live(key: str) -> None:
     st.stop()
 
 
-def match_label(row: pd.Series) -> str:
-    """A match in the selector: key, game, who sat where, rounds."""
-    return f"{row['key']} · {row['game']} · {row['seats']} · {row['rounds']} round(s)"
+def match_labels(matches: pd.DataFrame) -> dict[str, str]:
+    """Each match in the selector: key, game, who sat where, rounds. No scores: a seat's
+    view must not show the others' exact scores."""
+    seats = query("seat_rows", [int(m) for m in matches["match"]]) if len(matches) else None
+    who: dict[int, str] = {}
+    if seats is not None and len(seats):
+        for match_id, group in seats.groupby("match", sort=False):
+            who[int(str(match_id))] = "; ".join(
+                f"{r.role}: {r.participant}{'' if r.main else ' (npc)'}"
+                for r in group.itertuples())
+    return {str(r.key): f"{r.key} · {r.game} · {who.get(int(r.match), '')} · "
+                        f"{r.rounds} round(s)" for r in matches.itertuples()}
 
 
 def show_rewards(rewards: Rewards, seat: str | None, note: str = "") -> None:
@@ -103,7 +112,7 @@ if detail is None:
         f"Matches page (recent keys: {', '.join(recent['key'].head(5)) or 'none'})."
     )
     st.stop()
-labels = {str(r["key"]): match_label(r) for _, r in recent.iterrows()}
+labels = match_labels(recent)
 if detail.key not in labels:
     labels = {detail.key: f"{detail.key} · {detail.game} · {detail.rounds} round(s)", **labels}
 options = list(labels)
