@@ -15,11 +15,19 @@
 imported its modules (an untimed pass renders each page first, then the caches are
 cleared); "warm" is the same view again.
 
+3. Live-ness (issue 18, `benchmarks/_live_bench.py`): (a) one more match is stored and the
+   Leaderboard's data function is called until it shows it (seconds from the write);
+   (b) the ETA the run's heartbeat reports at 20 % of a real run with slow map preparation,
+   against the time the run really took from then on.
+
 Targets (issue 11): leaderboard and Xent measure < 10 s cold and < 2 s warm; replay < 1 s.
+Issue 18: stored match -> leaderboard data <= 5 s at 100 000 matches; ETA error at 20 %
+within 25 %.
 
 Run: PYTHONPATH=. python benchmarks/dashboard_bench.py [--matches 100000] [--db PATH]
-(with --db an existing benchmark database is reused). The last line is
-`leaderboard_warm_s=<x>`; the table lists every figure.
+[--only pages|live|eta] (with --db an existing benchmark database is reused). The last line
+is `leaderboard_warm_s=<x> store_to_board_s=<y> eta_error_pct=<z>` (the figures measured);
+the tables list every figure.
 """
 
 from __future__ import annotations
@@ -262,27 +270,52 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=100_000)
     parser.add_argument("--db", type=Path, default=None, help="reuse (or create) this file")
+    parser.add_argument("--only", choices=("pages", "live", "eta"), default=None,
+                        help="one part of the benchmark (default: all)")
     args = parser.parse_args()
     keep = tempfile.TemporaryDirectory(prefix="dashboard-bench-")
     path = args.db or Path(keep.name) / "bench.db"
     build_times: dict[str, float] = {}
-    if not path.exists():
+    if args.only != "eta" and not path.exists():
         build_times = build(path, args.matches)
     db = sqlite_url(path)
-    figures = measure(db)
-    targets = {"leaderboard cold": 10.0, "leaderboard warm": 2.0, "xent_measure cold": 10.0,
-               "xent_measure warm": 2.0, "replay (10 rounds) cold": 1.0,
-               "replay (10 rounds) warm": 1.0}
-    print(f"database: {path} ({path.stat().st_size / 1e6:.0f} MB, {args.matches} matches)")
-    for label, seconds in build_times.items():
-        print(f"  build: {label:<28} {seconds:8.1f}")
-    print(f"{'page':<28} {'seconds':>8} {'target':>8}  ok")
-    for label, seconds in figures:
-        target = targets[label]
-        print(f"{label:<28} {seconds:8.2f} {target:8.1f}  {'yes' if seconds < target else 'NO'}")
-    values = dict(figures)
-    print(f"xent_measure_warm_s={values['xent_measure warm']:.3f}")
-    print(f"leaderboard_warm_s={values['leaderboard warm']:.3f}")
+    last: list[str] = []
+    if args.only != "eta":
+        print(f"database: {path} ({path.stat().st_size / 1e6:.0f} MB, {args.matches} matches)")
+        for label, seconds in build_times.items():
+            print(f"  build: {label:<28} {seconds:8.1f}")
+    if args.only in (None, "pages"):
+        figures = measure(db)
+        targets = {"leaderboard cold": 10.0, "leaderboard warm": 2.0, "xent_measure cold": 10.0,
+                   "xent_measure warm": 2.0, "replay (10 rounds) cold": 1.0,
+                   "replay (10 rounds) warm": 1.0}
+        print(f"{'page':<28} {'seconds':>8} {'target':>8}  ok")
+        for label, seconds in figures:
+            target = targets[label]
+            print(f"{label:<28} {seconds:8.2f} {target:8.1f}  "
+                  f"{'yes' if seconds < target else 'NO'}")
+        values = dict(figures)
+        print(f"xent_measure_warm_s={values['xent_measure warm']:.3f}")
+        last.append(f"leaderboard_warm_s={values['leaderboard warm']:.3f}")
+    if args.only in (None, "live"):
+        from _live_bench import leaderboard_latency
+
+        live = leaderboard_latency(db, TOURNAMENT, "bench-0")
+        print(f"{'live leaderboard':<40} {'seconds':>8} {'target':>8}")
+        for label, seconds in live.items():
+            goal = "5.0" if label.startswith("stored") else ""
+            print(f"{label:<40} {seconds:8.2f} {goal:>8}")
+        last.append(f"store_to_board_s={live['stored -> board shows it (s)']:.3f}")
+    if args.only in (None, "eta"):
+        from _live_bench import eta_error
+
+        eta = eta_error(Path(keep.name))
+        print(f"{'ETA at 20 % of a run':<40} {'value':>8} {'target':>8}")
+        for label, value in eta.items():
+            goal = "25" if label.startswith("ETA error") else ""
+            print(f"{label:<40} {value:8.1f} {goal:>8}")
+        last.append(f"eta_error_pct={eta['ETA error at 20% (%)']:.1f}")
+    print(" ".join(last))
     keep.cleanup()
 
 

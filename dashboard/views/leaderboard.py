@@ -73,19 +73,19 @@ else:
 min_comparisons = int(config.get("min_comparisons", 30))
 
 
-def _when(moment: object) -> str:
-    if moment is None or pd.isna(moment):
-        return "—"
-    return f"{pd.Timestamp(moment):%Y-%m-%d %H:%M} UTC"
+def _when(moment: object, form: str) -> str:
+    return "—" if moment is None or pd.isna(moment) else f"{pd.Timestamp(moment):{form}}"
 
 
-judges = sorted(query("judge_specs", f.tournament))
-head = st.columns(5)
+judges = ", ".join(sorted(query("judge_specs", f.tournament))) or "—"
+last = query("date_range", f.tournament)[1]
+head = st.columns([1, 1, 1, 1.5, 1.8])
 head[0].metric("Participants", len(board))
-head[1].metric("Matches", done)
+head[1].metric("Matches", done, help="Matches of this tournament stored as done.")
 head[2].metric("Games", len(query("game_names", f.tournament)))
-head[3].metric("Judge", ", ".join(judges) or "—")
-head[4].metric("Last update", _when(query("date_range", f.tournament)[1]))
+head[3].metric("Judge", judges, help=judges)
+head[4].metric("Last update (UTC)", _when(last, "%b %d %H:%M"),
+               help="When the latest match was stored: " + _when(last, "%Y-%m-%d %H:%M:%S UTC"))
 if len(running):
     row = running.iloc[0]
     st.warning(f"Provisional: run {row['run']} of {f.tournament} is in progress "

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,12 +52,14 @@ def _healthy(base: str) -> bool:
 
 
 @contextlib.contextmanager
-def serve_dashboard(db: str) -> Iterator[str]:
-    """`arena dashboard --db DB` on a free loopback port; yields its base URL; stops it."""
+def serve_dashboard(db: str | None, environ: Mapping[str, str] | None = None) -> Iterator[str]:
+    """`arena dashboard --db DB` (no --db when `db` is None: the default database) on a free
+    loopback port, in `environ` (default: this process's); yields its base URL; stops it."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**(os.environ if environ is None else environ), "PYTHONPATH": str(ROOT)}
+    where = [] if db is None else ["--db", db]
     child = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "dashboard", "--db", db, "--port", str(port)],
+        [sys.executable, "-m", "arena.cli", "dashboard", *where, "--port", str(port)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     base = f"http://127.0.0.1:{port}"
