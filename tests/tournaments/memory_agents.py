@@ -50,19 +50,17 @@ class Describer:
 
 class Remembering(Describer):
     """A describer that, shown a short description, answers with the longest remembered
-    text sharing the most words with it (the story it saw on this map in another seat,
-    when the plan allowed that)."""
+    text holding every word of it (the story it saw on this map in another seat, when the
+    plan allowed that), else as the honest describer does."""
 
     @property
     def name(self) -> str:
         return "remembering"
 
     def _answer(self, shown: str) -> str:
-        seen = MEMORY.get(self._memory, set()) - {shown}
-        best = max(seen, key=lambda t: (len(_words(t) & _words(shown)), len(t), t), default="")
-        if best and _words(best) & _words(shown) and len(best) > len(shown):
-            return best
-        return super()._answer(shown)
+        words = _words(shown)
+        fits = [t for t in MEMORY.get(self._memory, set()) if words < _words(t)]
+        return max(fits, key=lambda t: (len(t), t)) if fits else super()._answer(shown)
 
 
 def _create(kind: type[Describer]):  # type: ignore[no-untyped-def]
