@@ -242,20 +242,26 @@ def rank_probabilities(probs: pd.DataFrame) -> AnyChart:
 # leaves the one below showing through its gaps and around its markers.
 SEAT_DASHES: Any = alt.Scale(range=[[1, 0], [6, 3], [2, 2], [8, 3, 2, 3]])
 SEAT_SHAPES: Any = alt.Scale(range=["circle", "square", "triangle-up", "diamond"])
+SEAT_MARKER_MAX, SEAT_MARKER_STEP = 220, 90  # marker areas (px^2): first seat largest
 
 
 def round_scores(scores: pd.DataFrame) -> AnyChart:
     """Score per round and seat (columns round, seat, score): a line, a dash pattern and a
-    hollow marker per seat, so seats with equal scores stay visible."""
-    base = alt.Chart(scores).encode(
+    hollow marker per seat, each seat's marker smaller than the one before, so seats with
+    equal scores stay visible (nested markers, dashes over a solid line)."""
+    order = list(dict.fromkeys(scores["seat"]))
+    frame = scores.assign(marker=[max(SEAT_MARKER_MAX - SEAT_MARKER_STEP * order.index(s), 30)
+                                  for s in scores["seat"]])
+    base = alt.Chart(frame).encode(
         x=alt.X("round:O"), y=alt.Y("score:Q", title="round score (bits)"),
-        color=alt.Color("seat:N", scale=PARTICIPANT_SCALE, title="seat"),
+        color=alt.Color("seat:N", scale=PARTICIPANT_SCALE, title="seat", sort=order),
         tooltip=["seat", "round", alt.Tooltip("score:Q", format=".3f")],
     )
     line = base.mark_line(strokeWidth=2).encode(
-        strokeDash=alt.StrokeDash("seat:N", scale=SEAT_DASHES, title="seat"))
+        strokeDash=alt.StrokeDash("seat:N", scale=SEAT_DASHES, title="seat", sort=order))
     points = base.mark_point(filled=False, strokeWidth=2).encode(
-        shape=alt.Shape("seat:N", scale=SEAT_SHAPES, title="seat"), size=alt.value(90))
+        shape=alt.Shape("seat:N", scale=SEAT_SHAPES, title="seat", sort=order),
+        size=alt.Size("marker:Q", scale=None, legend=None))
     return alt.layer(line, points)
 
 

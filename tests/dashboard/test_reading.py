@@ -67,6 +67,8 @@ def test_every_seat_of_the_replay_chart_stays_visible() -> None:
     assert line["encoding"]["strokeDash"]["field"] == "seat"
     assert points["encoding"]["shape"]["field"] == "seat"
     assert points["mark"]["filled"] is False  # hollow: a marker on top leaves the one below
+    sizes = {row["seat"]: row["marker"] for row in next(iter(spec["datasets"].values()))}
+    assert sizes["alice"] > sizes["bob"]  # nested, not one marker hiding the other
 
 
 def test_a_seat_gets_its_reward_as_it_received_it() -> None:
