@@ -10,18 +10,25 @@ map text never shown to alice, so those terms stay one rounded total, whatever s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from arena.lang.loader import load_game
+from arena.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import HistoryItem, MoveRequest
 from arena.runtime.maps import GameMap, story_requests
+from arena.specs import parse_spec
 from judges.bundled_judge import create_bundled_judge
 from judges.ngram import NgramJudge
+from players.remote_player import create_remote_player
+from players.remote_server import shutdown_servers
 from tests.runtime.helpers import ListPlayer, run_game
 
 GAME = Path(__file__).resolve().parents[2] / "arena" / "games" / "alternating_guessing.xgl"
@@ -106,3 +113,64 @@ async def test_covering_the_alphabet_reveals_nothing_with_the_bundled_judge(
     alice = await play(moves, bundled)
     assert_story_stays_hidden(alice, moves)
 
+
+TOKEN = "alphabet-attack-agent-token"
+
+
+@pytest.fixture
+async def servers() -> AsyncIterator[None]:
+    yield
+    await shutdown_servers()
+
+
+async def remote_agent(url: str, moves: Sequence[str], frames: list[str]) -> None:
+    """alice as a remote agent: keeps every frame the arena sends, plays `moves` in turn."""
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with aiohttp.ClientSession() as session, session.ws_connect(url, headers=headers) as ws:
+        turn = 0
+        async for message in ws:
+            frames.append(message.data)
+            data = json.loads(message.data)
+            if data["type"] == "observation":
+                registers = data["request"]["registers"]
+                reply = {r: moves[(turn + i) % len(moves)] for i, r in enumerate(registers)}
+                turn += len(registers)
+                await ws.send_json(
+                    {"type": "move", "request_id": data["request_id"], "moves": reply}
+                )
+
+
+async def test_covering_the_alphabet_reveals_nothing_over_the_remote_protocol(
+    monkeypatch: pytest.MonkeyPatch, servers: None
+) -> None:
+    moves = ALPHABETS["characters"]
+    monkeypatch.setenv("ALPHABET_AGENT_TOKEN", TOKEN)
+    spec = parse_spec("remote:alice?port=0&timeout=20&token_env=ALPHABET_AGENT_TOKEN")
+    player = create_remote_player(spec, PlayerContext(role="alice"))
+    url = await player.start()
+    frames: list[str] = []
+    agent = asyncio.create_task(remote_agent(url, moves, frames))
+    source = game_source(len(moves))
+    result = await run_game(
+        source, {"alice": player}, NgramJudge(), rounds=2, game_map=game_map(source)
+    )
+    await shutdown_servers()  # closes the connection: the agent's loop ends
+    await asyncio.wait_for(agent, 10)
+    assert result.error is None, result.error
+    observations = [json.loads(f) for f in frames if '"observation"' in f]
+    assert len(observations) == 2 * len(moves)
+    terms = [
+        term
+        for o in observations
+        for item in [
+            *o["request"]["history"],
+            *(i for m in o["request"]["previous_rounds"] for i in m["history"]),
+        ]
+        if item["kind"] == "reward"
+        for term in item["terms"]
+    ]
+    assert len(terms) >= 2 * len(moves) + 1
+    assert all(t["hidden"] and not t["bits"] and not t["tokens"] for t in terms)
+    wire = "\n".join(frames)
+    assert STORY not in wire and SECOND not in wire
+    assert not any(word in wire for word in ("miller", "walked", "river", "dawn"))
