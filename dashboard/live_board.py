@@ -22,6 +22,11 @@ from dashboard import data
 from dashboard.filters import Filters
 
 LIVE_RESAMPLES = 200
+# Above this many stored matches the page shows the latest snapshot (and how many matches
+# came since) instead of rating on every page run: in eval mode the pairwise comparisons
+# grow with the square of the matches per map, and rating 10 000 matches already takes
+# several seconds (benchmarks/dashboard_bench.py --only live).
+LIVE_MAX_MATCHES = 20_000
 BOARD_COLUMNS = ["rank", "participant", "rating", "ci_low", "ci_high", "rank_low", "rank_high",
                  "n_comparisons", "provisional"]
 

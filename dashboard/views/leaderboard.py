@@ -17,7 +17,13 @@ from dashboard import charts
 from dashboard.cache import compute, fresh, query
 from dashboard.context import current, engine_for
 from dashboard.derived import predicted_wins, unit_of
-from dashboard.live_board import LIVE_RESAMPLES, done_matches, live_board, live_config
+from dashboard.live_board import (
+    LIVE_MAX_MATCHES,
+    LIVE_RESAMPLES,
+    done_matches,
+    live_board,
+    live_config,
+)
 from dashboard.ui import need_rows
 
 REFRESH_S = 3.0
@@ -52,7 +58,10 @@ st.session_state[_SEEN] = latest
 snapshot_id = latest if following else f.snapshot
 payload = query("snapshot_payload", snapshot_id) if snapshot_id is not None else None
 payload = payload or {}
-live = following and (snapshot_id is None or done > int(payload.get("matches") or 0))
+rated = int(payload.get("matches") or 0)
+live = following and (snapshot_id is None or done > rated)
+too_many = live and snapshot_id is not None and done > LIVE_MAX_MATCHES
+live = live and not too_many
 
 if done == 0 and snapshot_id is None:
     st.info(f"No match of tournament {f.tournament} is stored yet. Ratings appear here as soon "
@@ -60,7 +69,8 @@ if done == 0 and snapshot_id is None:
     st.stop()
 unit, per_natural = unit_of(payload)
 if live:
-    board = _live_board(ctx.url, ctx.watermark, str(f.tournament), latest)
+    with st.spinner(f"Rating the {done} stored matches…"):
+        board = _live_board(ctx.url, ctx.watermark, str(f.tournament), latest)
     config = live_config()
     source = (f"computed now from the {done} stored matches ({LIVE_RESAMPLES} bootstrap "
               "resamples)" + ("" if latest is None else
@@ -69,7 +79,11 @@ if live:
 else:
     board = compute("snapshot_board", snapshot_id)
     config = payload.get("config", {})
-    source = f"snapshot #{snapshot_id} of {int(payload.get('matches') or 0)} matches"
+    source = f"snapshot #{snapshot_id} of {rated} matches"
+    if too_many:
+        source += (f"; {done - rated} matches were stored since. Over {LIVE_MAX_MATCHES} "
+                   "matches the page does not rate them on the fly: the run stores a new "
+                   "snapshot as it goes")
 min_comparisons = int(config.get("min_comparisons", 30))
 
 
