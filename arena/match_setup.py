@@ -310,9 +310,8 @@ async def build_match(
     unknown = [role for role in main_roles if role not in game.roles]
     if unknown:  # a misspelt main role once silently made every seat an NPC
         raise ConfigError(
-            f"Main role '{unknown[0]}' never plays in game '{game.name}'. Active roles: "
-            f"{', '.join(game.roles) or '(none)'}; pick one with --main."
-            f"{did_you_mean(unknown[0], game.roles)}"
+            f"Main role {unknown[0]!r} never plays in game '{game.name}'; pick an active "
+            f"role with --main.{did_you_mean(unknown[0], game.roles)}"
         )
     match_id = match_id or f"{game.name}:{seed}"
     key = public_seed_key(seed) if seed_key is None else seed_key

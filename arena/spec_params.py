@@ -46,6 +46,7 @@ class Param:
 
     def check(self, spec: Spec, kind: str) -> None:
         """Raise `ConfigError` when the spec's value does not fit the declared type."""
+        raw = shorten(spec.raw)
         value: float
         if self.type == "int":
             least = None if self.minimum is None else int(self.minimum)
@@ -54,7 +55,7 @@ class Param:
             most = INT_MAXIMUM if self.maximum is None else int(self.maximum)
             if value > most:
                 raise ConfigError(
-                    f"Parameter '{self.name}' of {kind} '{shorten(spec.raw)}' must be <= "
+                    f"Parameter '{self.name}' of {kind} '{raw}' must be <= "
                     f"{most}, got {shorten(str(value))}. Write e.g. {self.name}={most}."
                 )
             return
@@ -63,12 +64,12 @@ class Param:
             value = spec.float_param(self.name, float(number))
             if not math.isfinite(value):
                 raise ConfigError(
-                    f"Parameter '{self.name}' of {kind} '{shorten(spec.raw)}' must be a finite "
+                    f"Parameter '{self.name}' of {kind} '{raw}' must be a finite "
                     f"number, got {spec.params[self.name]!r}. Write e.g. {self.name}={number}."
                 )
             if self.minimum is not None and value < self.minimum:
                 raise ConfigError(
-                    f"Parameter '{self.name}' of {kind} '{spec.raw}' must be >= "
+                    f"Parameter '{self.name}' of {kind} '{raw}' must be >= "
                     f"{self.minimum:g}, got {value:g}."
                 )
         elif self.type == "bool":
@@ -78,13 +79,13 @@ class Param:
             text = spec.params[self.name]
             if self.choices and text not in self.choices:
                 raise ConfigError(
-                    f"Parameter '{self.name}' of {kind} '{spec.raw}' cannot be '{text}'."
-                    f"{did_you_mean(text, self.choices)}"
+                    f"Parameter '{self.name}' of {kind} '{raw}' cannot be '{shorten(text)}'."
+                    f"{did_you_mean(shorten(text), self.choices)}"
                 )
             return
         if self.maximum is not None and value > self.maximum:
             raise ConfigError(
-                f"Parameter '{self.name}' of {kind} '{spec.raw}' must be <= "
+                f"Parameter '{self.name}' of {kind} '{raw}' must be <= "
                 f"{self.maximum:g}, got {value:g}. Write e.g. {self.name}={self.maximum:g}."
             )
 
@@ -110,22 +111,23 @@ class SpecParams:
         """Raise `ConfigError` naming the problem and the valid options when `spec` does not
         fit: an argument where none is taken (or none where one is needed), an unknown
         parameter, or a value of the wrong type."""
+        raw = shorten(spec.raw)
         if spec.arg and self.arg is None:
             raise ConfigError(
-                f"{kind.capitalize()} spec '{spec.raw}': '{spec.name}' takes no ':' argument. "
+                f"{kind.capitalize()} spec '{raw}': '{spec.name}' takes no ':' argument. "
                 f"Write '{spec.name}'" + (f" with ?{self.names[0]}=..." if self.names else "")
                 + "."
             )
         if not spec.arg and self.arg_required:
             raise ConfigError(
-                f"{kind.capitalize()} spec '{spec.raw}' needs a ':' argument ({self.arg}). "
+                f"{kind.capitalize()} spec '{raw}' needs a ':' argument ({self.arg}). "
                 f"Write e.g. {spec.name}:<value>."
             )
         for key in spec.params:
             if key not in self.names:
                 hint = did_you_mean(key, self.names) if self.names else " It takes none."
                 raise ConfigError(
-                    f"Unknown parameter '{key}' for {kind} '{spec.raw}'.{hint} Remove it or "
+                    f"Unknown parameter '{shorten(key)}' for {kind} '{raw}'.{hint} Remove it or "
                     "use one of those."
                 )
         for param in self.params:

@@ -36,8 +36,11 @@ def _error(text: str, col: int, width: int, problem: str, fix: str) -> ConfigErr
 
 
 def shorten(text: str, keep: int = 80) -> str:
-    """`text`, or its start and length when long: a 5 000-digit value is not echoed whole."""
-    return text if len(text) <= keep else f"{text[:keep]}... ({len(text):,} characters)"
+    """`text` as one printable line, or its start and length when long: a 5 000-digit value
+    is not echoed whole, and a newline, control character, direction mark or lone
+    surrogate is shown escaped (\\n, \\u202e, \\ud800), never sent to the terminal."""
+    shown = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text[:keep])
+    return shown if len(text) <= keep else f"{shown}... ({len(text):,} characters)"
 
 @dataclass(frozen=True)
 class Spec:
@@ -70,7 +73,7 @@ class Spec:
         for key in self.params:
             if key not in allowed:
                 raise ConfigError(
-                    f"Unknown parameter '{key}' for {kind} '{self.raw}'."
+                    f"Unknown parameter '{shorten(key)}' for {kind} '{shorten(self.raw)}'."
                     f"{did_you_mean(key, allowed)} Remove it or use one of those."
                 )
 
@@ -125,7 +128,7 @@ class Spec:
         if low in ("0", "false", "no", "off"):
             return False
         raise ConfigError(
-            f"Parameter '{key}' of '{self.raw}' must be a boolean (1/0, true/false), "
+            f"Parameter '{key}' of '{shorten(self.raw)}' must be a boolean (1/0, true/false), "
             f"got {text!r}."
         )
 

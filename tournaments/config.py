@@ -207,6 +207,20 @@ class NormalisationConfig(_Strict):
     m: int = Field(default=2, ge=1, le=MAX_ROUNDS, description="narms: number of levels")
 
 
+LIMIT_CEILING = 2**62  # the largest value of a [limits] entry: "no limit", yet storable
+
+
+def _limit_sizes(value: object) -> object:
+    if isinstance(value, Mapping):
+        big = [k for k, v in value.items() if isinstance(v, int) and v > LIMIT_CEILING]
+        if big:
+            raise ValueError(
+                f"{big[0]} must be at most {LIMIT_CEILING} (2^62, already no limit at all); "
+                f"write e.g. {big[0]} = 1000000000"
+            )
+    return value
+
+
 def _normalisation_setting(value: object) -> object:
     return {"method": value} if isinstance(value, str) else value
 
@@ -218,7 +232,7 @@ class TournamentConfig(_Strict):
     stories: str = JUDGE_STORIES
     base: str | None = None
     normalisation: NormalisationConfig = Field(default_factory=NormalisationConfig)
-    seed: int = 0
+    seed: int = Field(default=0, ge=-(2**63), le=2**63 - 1)  # stored as a 64-bit integer
     untrusted_entrants: bool = False
     rounds: int = Field(default=1, ge=1, le=MAX_ROUNDS)
     maps: int = Field(default=1, ge=1, le=MAX_MAPS)
@@ -239,6 +253,7 @@ class TournamentConfig(_Strict):
     _texts: dict[str, tuple[str, str]] = PrivateAttr(default_factory=dict)
     _npc = field_validator("npc", mode="before")(_npc_setting)
     _norm = field_validator("normalisation", mode="before")(_normalisation_setting)
+    _limits = field_validator("limits", mode="before")(_limit_sizes)
     _specs = field_validator("judge", "stories")(check_spec)
 
     @property

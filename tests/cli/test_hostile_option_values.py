@@ -81,5 +81,5 @@ def test_an_unknown_main_role_is_refused_naming_the_roles(tmp_path: Path) -> Non
         "play", "condense", "--judge", "ngram", "-p", "black=random", "--main", "blak",
         cwd=tmp_path,
     ))
-    assert "Main role 'blak' never plays in game 'condense'. Active roles: black" in said
-    assert "Did you mean 'black'?" in said
+    assert "Main role 'blak' never plays in game 'condense'; pick an active role" in said
+    assert "Did you mean 'black'? Valid options: black." in said

@@ -103,3 +103,12 @@ def test_seat_orders_too_many_to_list_are_refused_with_the_fix() -> None:
     with pytest.raises(ConfigError, match=r"997,002,000 orders per map.*Set max_matches"):
         seat_assignments(people, 3, None, 0)
     assert len(seat_assignments(people, 3, 5_000, 0)) == 5_000
+
+
+def test_a_seed_and_limits_beyond_64_bits_are_refused() -> None:
+    # Found by tests/cli/test_fuzz_hostile_values.py: seed = 10^30 and a [limits] value of
+    # 10^30 were accepted (TOML integers are unbounded in Python) and reached the database.
+    found = problems(base(seed=10**30, limits={"max_value_chars": 10**30}))
+    assert "must be at most 9223372036854775807" in found["seed"]
+    assert "max_value_chars must be at most 4611686018427387904" in found["limits"]
+    assert parse_tournament(base(limits={"max_value_chars": 2**62})).limits.max_value_chars == 2**62
