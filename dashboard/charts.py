@@ -242,7 +242,7 @@ def rank_probabilities(probs: pd.DataFrame) -> AnyChart:
 # leaves the one below showing through its gaps and around its markers.
 SEAT_DASHES: Any = alt.Scale(range=[[1, 0], [6, 3], [2, 2], [8, 3, 2, 3]])
 SEAT_SHAPES: Any = alt.Scale(range=["circle", "square", "triangle-up", "diamond"])
-SEAT_MARKER_MAX, SEAT_MARKER_STEP = 220, 90  # marker areas (px^2): first seat largest
+SEAT_MARKER_MAX, SEAT_MARKER_STEP = 300, 160  # marker areas (px^2): first seat largest
 
 
 def round_scores(scores: pd.DataFrame) -> AnyChart:
