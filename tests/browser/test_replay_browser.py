@@ -56,7 +56,7 @@ def words(text: str) -> set[str]:
 def everything_received(watched: Watched) -> str:
     """The page's HTML and every websocket frame the server sent (tables' data included)."""
     frames = b"".join(watched.received).decode("latin-1")
-    return watched.page.content() + "\n" + frames
+    return str(watched.page.content()) + "\n" + frames
 
 
 def visit(watched: Watched, url: str) -> str:
@@ -71,7 +71,7 @@ def test_as_bob_no_word_of_the_hidden_story_reaches_the_browser(
     key, events = partners_db.first_match(partners, "describe_to_partner", "bob", "mallory")
     other, _ = partners_db.first_match(partners, "describe_to_partner", "bob", "mallory",
                                       skip=1)
-    story = next(e.values["s"] for e in events if e.type == "assign")
+    story = str(next(e.values["s"] for e in events if e.type == "assign"))
     shown = " ".join(v for e in events if e.player == "bob"
                      and e.type in ("reveal", "elicit_response") for v in e.values.values())
     interface = visit(watched, f"{dashboard}/replay?match={short_key(other)}&seat=bob").lower()

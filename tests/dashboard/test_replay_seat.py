@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
 from arena.cli import build_app
+from arena.events import Event
 from arena.storage import Store
 from arena.storage.match_keys import short_key
 from tests.dashboard import partners_db
@@ -63,8 +64,8 @@ def contains(text: str, word: str) -> bool:
     return word in text.lower()
 
 
-def story_of(events: list) -> str:
-    return next(e.values["s"] for e in events if e.type == "assign")
+def story_of(events: list[Event]) -> str:
+    return str(next(e.values["s"] for e in events if e.type == "assign"))
 
 
 def test_as_bob_no_story_token_reaches_the_page(open_partners: OpenApp, partners: str) -> None:
