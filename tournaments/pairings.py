@@ -233,19 +233,38 @@ def _on_maps(
     first = 0
     for slot in slots:
         maps: list[dict[str, str]] = []  # per map of this slot: entrant -> its view there
+        homes: dict[tuple[str, str], list[int]] = {}  # (entrant, view) -> maps it holds it on
         for seats, main_role in slot:
             need = _views_in_match(game, seats, watched)
-            at = next(
-                (i for i, held in enumerate(maps)
-                 if all(held.get(who, view) == view for who, view in need.items())),
-                len(maps),
-            )
+            at = _fitting_map(maps, homes, need)
             if at == len(maps):
                 maps.append({})
-            maps[at].update(need)
+            for who, view in need.items():
+                if who not in maps[at]:
+                    maps[at][who] = view
+                    homes.setdefault((who, view), []).append(at)
             plans.append(_plan(tournament, game, first + at, mode, seats, main_role, seed, judge))
         first += max(len(maps), 1)
     return plans
+
+
+def _fitting_map(
+    maps: Sequence[Mapping[str, str]],
+    homes: Mapping[tuple[str, str], Sequence[int]],
+    need: Mapping[str, str],
+) -> int:
+    """A map of the slot on which each entrant of the match keeps its view: one where one
+    of them already holds it (tried first, so a large slot is split in near-linear time),
+    else the first that fits, else a new one (`len(maps)`)."""
+
+    def fits(index: int) -> bool:
+        return all(maps[index].get(who, view) == view for who, view in need.items())
+
+    for held in need.items():
+        for index in homes.get(held, ()):
+            if fits(index):
+                return index
+    return next((i for i in range(len(maps)) if fits(i)), len(maps))
 
 
 def _views_in_match(
