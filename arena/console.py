@@ -30,7 +30,6 @@ from typer.core import TyperGroup
 from arena.errors import ArenaError
 from arena.interrupts import sigterm_as_interrupt
 from arena.listing import printable, without_controls
-from arena.storage.engine import APP_NAME
 
 USAGE_ERROR = USER_ERROR = 2
 INTERNAL_ERROR = 1
@@ -50,6 +49,8 @@ def set_verbose(verbose: bool) -> None:
 
 def crash_log_dir() -> Path:
     """Where tracebacks of internal errors go: $XENT_ARENA_LOG_DIR, else the user log dir."""
+    from arena.storage.engine import APP_NAME  # imports SQLAlchemy: only after a crash
+
     return Path(os.environ.get(LOG_DIR_ENV) or user_log_dir(APP_NAME))
 
 

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from arena.console import run_app
 from arena.interrupts import run_stoppable
 from arena.listing import printable, text_table
-from arena.storage import Store, StoredMatch
-from arena.storage.match_keys import short_key
-from arena.storage.queries import match_counts, stored_matches, tournament_names
-from tournaments.run_config import run_file
+
+if TYPE_CHECKING:  # storage and the run import SQLAlchemy and NumPy: loaded per command
+    from arena.storage import StoredMatch
 
 INTERRUPTED = "interrupted: finished matches are stored; run the same command to resume."
 
@@ -47,6 +46,8 @@ def run_command(
 ) -> None:
     """Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM
     stops it keeping every finished match."""
+    from tournaments.run_config import run_file
+
     try:
         summary = run_stoppable(
             run_file(
@@ -112,6 +113,10 @@ def matches_command(
     ] = None,
 ) -> None:
     """List a tournament's stored matches."""
+    from arena.storage import Store
+    from arena.storage.match_keys import short_key
+    from arena.storage.queries import match_counts, stored_matches, tournament_names
+
     store = Store.open(db, create=False)
     try:
         found = stored_matches(store.engine, tournament, status=status, limit=limit)

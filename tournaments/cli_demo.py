@@ -9,9 +9,6 @@ from typing import Annotated
 import typer
 
 from arena.interrupts import run_stoppable
-from arena.registry import Registry
-from arena.storage import default_db_url
-from tournaments.demo import demo_config, run_demo
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
@@ -36,6 +33,10 @@ def demo_command(
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
 ) -> None:
     """Run a small offline tournament and print its leaderboard (no GPU, key or network)."""
+    from arena.registry import Registry
+    from arena.storage import default_db_url
+    from tournaments.demo import demo_config, run_demo
+
     config = demo_config(
         judge=judge, maps=maps, rounds=rounds, budget=budget, seed=seed, without=without or ()
     )

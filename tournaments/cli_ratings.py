@@ -11,29 +11,27 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
 from arena.commands.validators import finite_positive
 from arena.console import run_app
 from arena.errors import UnknownNameError
-from arena.storage import Store
-from tournaments.exchange.export import ExportFormat, export
-from tournaments.exchange.importers import ImportFormat, OutcomeRule, import_parsed, parse_file
-from tournaments.ratings.bradley_terry import DEFAULT_PRIOR
-from tournaments.ratings.leaderboard_text import render_leaderboard
-from tournaments.ratings.service import (
-    NormalisedReport,
-    RatingInputs,
-    RatingOptions,
-    Scale,
-    compute_ratings,
-    load_inputs,
-    normalised_scores,
-    store_snapshot,
-)
-from tournaments.ratings.win_rate import WinRate, win_rates
+
+if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: per command
+    from arena.storage import Store
+    from tournaments.ratings.service import NormalisedReport, RatingInputs, RatingOptions
+    from tournaments.ratings.win_rate import WinRate
+
+# The option types and defaults of the modules behind the commands, repeated here so that
+# building the command line imports none of them (tests/cli/test_cli_start.py checks that
+# they agree).
+Scale = Literal["elo", "log"]  # tournaments.ratings.service.Scale
+ExportFormat = Literal["csv", "json", "parquet"]  # tournaments.exchange.export
+ImportFormat = Literal["gamebench", "csv", "jsonl"]  # tournaments.exchange.importers
+OutcomeRule = Literal["higher-wins", "win-share"]  # tournaments.exchange.importers
+DEFAULT_PRIOR = 0.01  # tournaments.ratings.bradley_terry
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
 
@@ -71,6 +69,8 @@ SeedOption = Annotated[int, typer.Option(help="Bootstrap seed (ratings are deter
 def _options(
     scale: Scale, point: PointCli, resamples: int, seed: int, **extra: Any
 ) -> RatingOptions:
+    from tournaments.ratings.service import RatingOptions
+
     return RatingOptions(
         scale=scale, point=point.replace("-", "_"), n_resamples=resamples, seed=seed, **extra
     )
@@ -78,6 +78,8 @@ def _options(
 
 def _open(db: str | None, *, create: bool = False) -> Store:
     """The database; only `arena import` (create=True) may create a new one."""
+    from arena.storage import Store
+
     return Store.open(db, create=create)
 
 
@@ -119,6 +121,9 @@ def ratings_command(
 ) -> None:
     """Print the Bradley–Terry leaderboard (bootstrap intervals, CI-aware rank ranges), or
     with --vs, each participant's win rate against a reference participant."""
+    from tournaments.ratings.leaderboard_text import render_leaderboard
+    from tournaments.ratings.service import compute_ratings, load_inputs
+
     options = _options(
         scale, point, resamples, seed, confidence=confidence, role_effects=role_effects,
         min_comparisons=min_comparisons, anchor=anchor, anchor_value=anchor_value, prior=prior,
@@ -141,6 +146,8 @@ def ratings_command(
 def _print_win_rates(
     inputs: RatingInputs, reference: str, confidence: float, as_json: bool
 ) -> None:
+    from tournaments.ratings.win_rate import win_rates
+
     known = {s.participant for r in inputs.records for s in r.players}
     if reference not in known:
         raise UnknownNameError(
@@ -232,7 +239,12 @@ def render_scores(report: NormalisedReport, tournaments: Sequence[str]) -> str:
                 if mass > 0:
                     lines.append(f"    [{lo:5.2f}, {hi:5.2f}) {'#' * round(20 * mass)} {mass:.2f}")
     ref = report.reference
-    lines += ["", "Reference normalisation (percent of the best score per map):"]
+    lines += [
+        "",
+        # score / |best| is a percentage only when the map's best score is positive
+        "Reference normalisation (100 x score / |best score| on each map, averaged; the "
+        "best scores 100 where it is positive, -100 where it is negative):",
+    ]
     for name, overall in ref.overall.items():
         cells = ", ".join(f"{g} {v:.1f}" for g, v in ref.per_game[name].items())
         lines.append(f"  {name}: {overall:.1f} ({cells})")
@@ -272,6 +284,8 @@ def scores_command(
 ) -> None:
     """Print normalised scores (catch-up, narms or reference), the Xent measure histogram,
     and the reference normalisation."""
+    from tournaments.ratings.service import load_inputs, normalised_scores
+
     store = _open(db)
     try:
         inputs = load_inputs(store.engine, tournament)
@@ -303,6 +317,8 @@ def export_command(
     seed: SeedOption = 0,
 ) -> None:
     """Write matches, seats and ratings as CSV, JSON or Parquet files."""
+    from tournaments.exchange.export import export
+
     options = _options(scale, point, resamples, seed)
     store = _open(db)
     try:
@@ -334,6 +350,9 @@ def import_command(
     db: DbOption = None,
 ) -> None:
     """Store external match results as a tournament of their own (no game is run)."""
+    from tournaments.exchange.importers import import_parsed, parse_file
+    from tournaments.ratings.service import store_snapshot
+
     parsed = parse_file(file, fmt, outcome)
     store = _open(db, create=True)
     try:

@@ -19,11 +19,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from sqlalchemy.engine import make_url
 
 from arena.errors import ArenaError
-from arena.storage import DB_ENV, Store, default_db_url
-from arena.storage.read_only import open_read_only
 
 dashboard_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
@@ -104,6 +101,8 @@ def stop_child(child: subprocess.Popen[bytes]) -> None:
 
 
 def shown_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
     with contextlib.suppress(Exception):
         return make_url(url).render_as_string(hide_password=True)
     return url
@@ -125,6 +124,9 @@ def dashboard_command(
 ) -> None:
     """Serve the live dashboard (read-only) over an arena database; Ctrl-C or SIGTERM
     stops it and its Streamlit server."""
+    from arena.storage import DB_ENV, Store, default_db_url
+    from arena.storage.read_only import open_read_only
+
     require_streamlit()
     script = app_script()
     if not script.is_file():

@@ -7,16 +7,12 @@ import json
 import math
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.analysis.golden import update_goldens, verify_goldens
-from arena.analysis.playability import PlayabilityReport, run_playability
-from arena.analysis.smoke import CheckReport, check_game, static_failure
-from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.commands import generate
 from arena.commands.validators import failure_probability, finite_positive, open_probability
 from arena.errors import ConfigError, GameSyntaxError
@@ -25,6 +21,11 @@ from arena.listing import rich_cell
 from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, load_entry, load_game_ref
 from arena.protocols.judge import Judge
 from arena.registry import Registry
+
+if TYPE_CHECKING:  # the analysis imports SciPy: loaded by the commands that use it
+    from arena.analysis.playability import PlayabilityReport
+    from arena.analysis.smoke import CheckReport
+    from arena.analysis.wellposed import WellPosedness
 
 T = TypeVar("T")
 
@@ -180,6 +181,8 @@ def _check_all(
     refs: list[str], every: bool, judge_spec: str, player: str, seed: int, max_replay: int,
     wellposed: bool, epsilon: float | None, base: str | None,
 ) -> list[CheckReport]:
+    from arena.analysis.smoke import check_game, static_failure
+
     registry = Registry.load()
     targets = list(refs) + (registry.game_names() if every else [])
     if not targets:
@@ -322,6 +325,8 @@ def wellposed_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Paper Definition 30: rank candidate moves with and without epsilon-clipping."""
+    from arena.analysis.wellposed import check_well_posed
+
     loaded = load_game_ref(game, Registry.load())
     result = _with_judge(
         judge,
@@ -366,6 +371,8 @@ def playability(
 ) -> None:
     """Paper Definition 33: does the running max keep increasing for m steps, and does it
     cross m levels of theta bits, with probability 1 - eps over N-map samples?"""
+    from arena.analysis.playability import run_playability
+
     registry = Registry.load()
     loaded = load_game_ref(game, registry)
     report = _with_judge(
@@ -393,6 +400,8 @@ def golden(
     ] = Path("tests/golden"),
 ) -> None:
     """Replay the golden playthroughs and compare, or rewrite them with --update."""
+    from arena.analysis.golden import update_goldens, verify_goldens
+
     registry = Registry.load()
     chosen = names or registry.game_names()
     loaded = [load_entry(registry.game(name)) for name in chosen]

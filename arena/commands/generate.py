@@ -12,19 +12,21 @@ import asyncio
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from arena.errors import ConfigError
-from arena.gamespace.pipeline import CandidateRecord, FilterPipeline, PipelineConfig
 from arena.gamespace.sampler import ParentGame
 from arena.interrupts import run_stoppable
 from arena.match_setup import load_game_ref
 from arena.redaction import redact
 from arena.registry import Registry
+
+if TYPE_CHECKING:  # the pipeline imports the analysis (SciPy): loaded when generating
+    from arena.gamespace.pipeline import CandidateRecord, PipelineConfig
 
 MAX_CANDIDATES = 10_000
 RECORD_FILE = "generation.json"
@@ -35,6 +37,8 @@ async def generate(
     registry: Registry,
 ) -> tuple[ParentGame, list[CandidateRecord]]:
     """Propose `count` candidates from game `ref` and run each through the pipeline."""
+    from arena.gamespace.pipeline import FilterPipeline
+
     game = load_game_ref(ref, registry)
     parent = ParentGame(game.name, game.version, Path(game.filename).name, game.source)
     sampler = registry.create_sampler(sampler_spec)
@@ -115,6 +119,8 @@ def generate_command(
     rounds: Annotated[int, typer.Option(min=2, max=100, help="Playability rounds.")] = 4,
 ) -> None:
     """Propose games related to GAME, filter them and write the kept ones."""
+    from arena.gamespace.pipeline import PipelineConfig
+
     registry = Registry.load()
     config = PipelineConfig(seed=seed, base=base, maps=maps, rounds=rounds)
     registry.create_sampler(sampler)  # a bad spec fails before any judge loads

@@ -8,29 +8,20 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.gamespace.scope import GrowthParams
-from arena.gamespace.scope_report import ScopeReport, archive_values, scope_report
-from arena.gamespace.scope_run import (
-    FINETUNE,
-    GrowRequest,
-    check_name,
-    check_oracle,
-    check_params,
-    grow,
-)
 from arena.interrupts import run_stoppable
-from arena.match_setup import load_game_ref
-from arena.registry import Registry
-from arena.storage import Store, transfers
-from arena.storage import scopes as store
-from arena.storage.engine import describe
+
+if TYPE_CHECKING:  # growth and storage import SciPy and SQLAlchemy: loaded per command
+    from arena.gamespace.scope_report import ScopeReport
+    from arena.storage.scopes import ScopeGameRecord, ScopeRecord
+
+FINETUNE = "finetune"  # arena.gamespace.scope_run.FINETUNE (a test checks they agree)
 
 app = typer.Typer(
     name="scope", help="Grow scopes of games (Algorithm 1) and show their archives.",
@@ -99,6 +90,13 @@ def grow_command(
     db: DbOption = None,
 ) -> None:
     """Grow scope NAME from the --from games with Algorithm 1; rerun to continue it."""
+    from arena.gamespace.scope import GrowthParams
+    from arena.gamespace.scope_run import GrowRequest, check_name, check_oracle, check_params, grow
+    from arena.match_setup import load_game_ref
+    from arena.registry import Registry
+    from arena.storage import Store
+    from arena.storage.engine import describe
+
     registry = Registry.load()
     params = GrowthParams(alpha1, alpha2, rounds, budget, batch, seed)
     check_name(name)
@@ -143,8 +141,7 @@ def _json_number(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def show_json(found: store.ScopeRecord, rows: list[store.ScopeGameRecord],
-              report: ScopeReport) -> str:
+def show_json(found: ScopeRecord, rows: list[ScopeGameRecord], report: ScopeReport) -> str:
     """The archive as JSON (game texts left out; -inf covers are null with `uncovered`)."""
     doc = {
         "name": found.name, "status": found.status, "round": found.round,
@@ -173,6 +170,10 @@ def show_command(
     ] = False,
 ) -> None:
     """Show a scope's games, rounds, gammas and transfer covers."""
+    from arena.gamespace.scope_report import archive_values, scope_report
+    from arena.storage import Store, transfers
+    from arena.storage import scopes as store
+
     db_store = Store.open(db, create=False)
     try:
         found = store.scope(db_store.engine, name)
@@ -212,6 +213,9 @@ def show_command(
 @app.command("list")
 def list_command(db: DbOption = None) -> None:
     """List the stored scopes."""
+    from arena.storage import Store
+    from arena.storage import scopes as store
+
     db_store = Store.open(db, create=False)
     try:
         rows = store.summaries(db_store.engine)

@@ -11,21 +11,25 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.gamespace.transfer import TransferMatrix, TransferSetting, open_oracle
-from arena.gamespace.transfer_math import LEVEL, RESAMPLES
 from arena.interrupts import run_stoppable
-from arena.match_setup import LoadedGame, load_game_ref
-from arena.registry import Registry
-from arena.storage import Store
-from arena.storage.engine import describe
-from arena.storage.transfers import TransferRecord
+
+if TYPE_CHECKING:  # the measurement imports SciPy and SQLAlchemy: loaded by the command
+    from arena.gamespace.transfer import TransferMatrix, TransferSetting
+    from arena.match_setup import LoadedGame
+    from arena.registry import Registry
+    from arena.storage import Store
+    from arena.storage.transfers import TransferRecord
+
+# arena.gamespace.transfer_math.RESAMPLES and LEVEL (a test checks they agree)
+RESAMPLES = 2000
+LEVEL = 0.95
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
@@ -36,6 +40,8 @@ async def measure(
 ) -> TransferMatrix:
     """Run (or read back) the whole matrix of `games` under `setting`; what is being tuned
     or played goes to stderr (stdout keeps the tables or the JSON)."""
+
+    from arena.gamespace.transfer import open_oracle
 
     def progress(message: str) -> None:
         typer.echo(message, err=True)
@@ -127,6 +133,12 @@ def transfer_command(
     ] = False,
 ) -> None:
     """Fine-tune a model on each game; print playability verdicts and transfer values."""
+    from arena.gamespace.transfer import TransferSetting
+    from arena.match_setup import load_game_ref
+    from arena.registry import Registry
+    from arena.storage import Store
+    from arena.storage.engine import describe
+
     registry = Registry.load()
     setting = TransferSetting(
         player=player, finetuner=finetuner, budget_tokens=budget_tokens, maps=maps, seed=seed,

@@ -5,7 +5,7 @@ model for at most `repairs` repairs.
 Each candidate ends one of three ways, recorded in its `Proposal.extra`: ``valid`` (first
 try), ``repaired`` (after k repairs) or ``hopeless`` (still rejected after repairs + 1
 attempts, or the model call failed). A hopeless candidate is still proposed, marked with
-`pipeline.GAVE_UP`, so that `arena games generate` shows it dropped with the reason. Every
+`sampler.GAVE_UP`, so that `arena games generate` shows it dropped with the reason. Every
 attempt's messages, reply, tokens and cost (None where unknown) are recorded, so they land
 in generation.json beside the pipeline's verdicts.
 
@@ -38,8 +38,7 @@ from arena.gamespace.llm_prompt import (
     repair_message,
     too_long,
 )
-from arena.gamespace.pipeline import GAVE_UP
-from arena.gamespace.sampler import ParentGame, Proposal
+from arena.gamespace.sampler import GAVE_UP, ParentGame, Proposal
 from arena.lang.printer import header_text
 
 DEFAULT_REPAIRS = 3

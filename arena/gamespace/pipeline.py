@@ -21,14 +21,12 @@ from arena.analysis.smoke import smoke_match
 from arena.analysis.wellposed import check_well_posed
 from arena.errors import ArenaError, GameSyntaxError
 from arena.gamespace.canonical import canonical_key
+from arena.gamespace.sampler import GAVE_UP as GAVE_UP
 from arena.gamespace.sampler import Proposal
 from arena.match_setup import LoadedGame, load_entry, load_game_text
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 
-# A proposal whose extra holds this key is one the sampler gave up on (the reason): it is
-# recorded, dropped at a "sampler" verdict, and its text is never checked or played.
-GAVE_UP = "gave_up"
 STAGES = ("static", "smoke", "wellposed", "playability", "dedup", "novelty")
 
 

@@ -12,6 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+# A proposal whose extra holds this key is one the sampler gave up on (the reason): it is
+# recorded, dropped at a "sampler" verdict, and its text is never checked or played. Here,
+# not in the pipeline, so that a sampler plugin need not import the checks (SciPy).
+GAVE_UP = "gave_up"
 
 @dataclass(frozen=True)
 class ParentGame:

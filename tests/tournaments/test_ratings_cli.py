@@ -225,6 +225,8 @@ def test_scores_give_catch_up_the_xent_measure_and_reference(mini: str) -> None:
     assert {p: dict(g) for p, g in direct.catch_up.items()} == report["catch_up"]
     text = CliRunner().invoke(app, ["scores", "-t", "mini", "--db", mini, "--base", "alpha"]).output
     assert "Catch-up scores against base 'alpha'" in text and "Reference normalisation" in text
+    # score / |best| is no percentage where the best is negative: the label says what it is
+    assert "100 x score / |best score|" in text and "percent of the best" not in text
 
 
 def test_scores_offer_the_papers_narms_and_reference_normalisations(mini: str) -> None:

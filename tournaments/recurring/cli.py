@@ -8,16 +8,18 @@ import logging
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
 from arena.console import run_app
 from arena.interrupts import run_stoppable
 from arena.listing import text_table
-from arena.storage import Store
 from tournaments.cli import DbOption
-from tournaments.recurring.schedules import SeedPolicy
+
+# tournaments.recurring.schedules.SeedPolicy, repeated so that building the command line
+# imports neither APScheduler nor the storage (tests/cli/test_cli_start.py checks it).
+SeedPolicy = Literal["fresh", "fixed"]
 
 schedule_app = typer.Typer(
     name="schedule",
@@ -33,7 +35,11 @@ scheduler_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False
 def add_command(
     file: Annotated[Path, typer.Argument(help="Tournament file (TOML).")],
     cron: Annotated[
-        str | None, typer.Option(help="Crontab: '0 3 * * *' (6 fields: seconds first).")
+        str | None,
+        typer.Option(
+            help="Crontab: five fields 'minute hour day-of-month month day-of-week' (e.g. "
+            "'0 3 * * *' = daily at 03:00), six with seconds first, or @daily-style names.",
+        ),
     ] = None,
     every: Annotated[
         float | None, typer.Option(help="Run every SECONDS instead of on a cron.")
@@ -52,6 +58,7 @@ def add_command(
     db: DbOption = None,
 ) -> None:
     """Schedule a tournament file to run on a cron or every N seconds."""
+    from arena.storage import Store
     from tournaments.recurring.schedules import add_schedule, describe_trigger
 
     store = Store.open(db)
@@ -84,6 +91,7 @@ SCHEDULE_HEADER = ("schedule", "when", "tournament file", "last run", "next run"
 @schedule_app.command("list")
 def list_command(db: DbOption = None) -> None:
     """List the schedules with their last run and next run times."""
+    from arena.storage import Store
     from arena.storage.schedule_runs import schedule_runs
     from arena.storage.snapshots import schedules
     from tournaments.recurring.schedules import describe_trigger, next_run_time
@@ -115,6 +123,7 @@ def remove_command(
     name: Annotated[str, typer.Argument(help="Schedule name.")], db: DbOption = None
 ) -> None:
     """Remove a schedule (its matches, runs and rating snapshots stay stored)."""
+    from arena.storage import Store
     from tournaments.recurring.schedules import remove_schedule
 
     store = Store.open(db, create=False)
@@ -131,6 +140,7 @@ def run_now_command(
 ) -> None:
     """Run a schedule once, now, in this process (skipped if it is running elsewhere)."""
     from arena.registry import Registry
+    from arena.storage import Store
     from tournaments.recurring.runner import MANUAL, process_owner, run_schedule
 
     async def go() -> None:

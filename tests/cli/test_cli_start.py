@@ -1,0 +1,93 @@
+"""The `arena` command starts without its heavy libraries (issue 18 item 11: `arena --help`
+took 2.5 s, `arena games list` 6.6 s): building the command line, printing help and listing
+games import no torch, transformers, litellm, ray, streamlit, SQLAlchemy, SciPy, pandas or
+aiohttp; each command imports what it needs when it runs. Timings are in
+benchmarks/cli_start_bench.py; this checks what is imported, which does not vary with load.
+Also the help text itself: paragraphs rewrapped (no docstring line breaks), an honest
+`--cron` help and an honest label on the reference normalisation of `arena scores`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = (
+    "torch", "transformers", "litellm", "ray", "streamlit", "sqlalchemy", "sqlmodel",
+    "scipy", "pandas", "aiohttp", "numpy", "apscheduler",
+)
+PROBE = (
+    "import json, sys\n"
+    "from arena.cli import main\n"
+    "try:\n"
+    "    main(sys.argv[1:])\n"
+    "finally:\n"
+    f"    heavy = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
+    "    print('HEAVY=' + json.dumps(heavy), file=sys.stderr)\n"
+)
+
+
+def arena(*args: str, columns: int = 80) -> tuple[str, list[str]]:
+    """stdout of `arena ARGS` in a fresh process, and the heavy modules it imported."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": str(columns)}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    line = next(ln for ln in done.stderr.splitlines() if ln.startswith("HEAVY="))
+    return done.stdout, json.loads(line[len("HEAVY="):])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("--help",), ("games", "list"), ("run", "--help"), ("ratings", "--help"),
+     ("schedule", "add", "--help"), ("dashboard", "--help")],
+    ids=" ".join,
+)
+def test_help_and_listing_import_no_heavy_library(argv: tuple[str, ...]) -> None:
+    out, heavy = arena(*argv)
+    assert out.strip()
+    assert heavy == [], f"`arena {' '.join(argv)}` imported {heavy}"
+
+
+def test_help_paragraphs_are_rewrapped_not_split_at_docstring_line_breaks() -> None:
+    # The docstring of `arena run` breaks its line after "Ctrl-C or SIGTERM"; the help
+    # fills its lines to the terminal's width instead (Rich's help kept that break).
+    out, _ = arena("run", "--help", columns=80)
+    assert "Ctrl-C or SIGTERM\n" not in out, out
+    assert (
+        "Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM "
+        "stops it keeping every finished match." in " ".join(out.split())
+    ), out
+
+
+def test_cron_help_agrees_with_its_example() -> None:
+    out, _ = arena("schedule", "add", "--help", columns=200)
+    assert "six with seconds first" in out and "five fields" in out, out
+    assert "(6 fields: seconds first)" not in out
+
+
+def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> None:
+    from arena.commands import scope, transfer
+    from arena.gamespace import scope_run, transfer_math
+    from tournaments import cli_ratings
+    from tournaments.exchange import export, importers
+    from tournaments.ratings import bradley_terry, service
+    from tournaments.recurring import cli as recurring_cli
+    from tournaments.recurring import schedules
+
+    assert scope.FINETUNE == scope_run.FINETUNE
+    assert (transfer.RESAMPLES, transfer.LEVEL) == (transfer_math.RESAMPLES, transfer_math.LEVEL)
+    assert get_args(cli_ratings.Scale) == get_args(service.Scale)
+    assert get_args(cli_ratings.ExportFormat) == get_args(export.ExportFormat)
+    assert get_args(cli_ratings.ImportFormat) == get_args(importers.ImportFormat)
+    assert get_args(cli_ratings.OutcomeRule) == get_args(importers.OutcomeRule)
+    assert cli_ratings.DEFAULT_PRIOR == bradley_terry.DEFAULT_PRIOR
+    assert get_args(recurring_cli.SeedPolicy) == get_args(schedules.SeedPolicy)
