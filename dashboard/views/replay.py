@@ -158,8 +158,10 @@ info = pd.DataFrame({
               detail.judge_model, f"{detail.finished_at:%Y-%m-%d %H:%M:%S}"],
 })
 seats = detail.seats.drop(columns=["match", "round_scores_json"])
-if seat is not None:  # exact scores of other seats are not in this seat's information set
-    seats = seats.drop(columns=["best"])
+if seat is not None:  # other seats' exact scores and specs (a scripted spec lists its
+    seats = seats.drop(columns=["best"])  # moves) are not in this seat's information set
+    seats["spec"] = [spec if role == seat else "" for role, spec in zip(
+        seats["role"], seats["spec"], strict=True)]
 top_left, top_right = st.columns([1, 2])
 top_left.dataframe(info, hide_index=True, width="stretch")
 top_right.dataframe(seats, hide_index=True, width="stretch")

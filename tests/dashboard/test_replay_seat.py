@@ -68,7 +68,8 @@ def story_of(events: list[Event]) -> str:
     return str(next(e.values["s"] for e in events if e.type == "assign"))
 
 
-def test_as_bob_no_story_token_reaches_the_page(open_partners: OpenApp, partners: str) -> None:
+def test_as_bob_no_story_token_reaches_the_page(open_partners: OpenApp, partners: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     key, events = partners_db.first_match(partners, "describe_to_partner", "bob", "mallory")
     story = story_of(events)
     shown = " ".join(v for e in events if e.player == "bob" and e.type in
@@ -99,6 +100,12 @@ def test_as_bob_no_story_token_reaches_the_page(open_partners: OpenApp, partners
     assert set(events_table["player"]) <= {"bob", ""}
     moves = next(d.value for d in at.dataframe if "move" in d.value.columns)
     assert set(moves["seat"]) == {"bob"}
+    # another seat's spec (a scripted one lists its moves) is not shown either
+    other_key, _ = partners_db.first_match(partners, "describe_to_partner", "alice", "mallory")
+    seats = run_app(partners, "views/replay.py", {"tournament": "partners", "seat": "bob",
+                                                  "match": short_key(other_key)},
+                    monkeypatch).dataframe[1].value.set_index("role")
+    assert seats.loc["alice", "spec"] == "" and seats.loc["alice", "participant"] == "mallory"
     # the match picker names who sat where, not the seats' exact scores
     picker = at.selectbox(key=f"r_match_{short_key(key)}")
     assert not [o for o in picker.options if re.search(r"\d\.\d\d", o)], picker.options
