@@ -1,22 +1,34 @@
-"""How close does each bundled game come to the resource limits?
+"""How fast do the resource limits stop hostile games, and how close do the bundled games
+come to them?
 
-Every bundled game is played one full round (loops not capped) with the `ngram` judge and,
+First, each hostile program of the limits tests (`tests/runtime/hostile_games.py`) is
+played at the default limits with the `ngram` judge, each in its own process under a
+timeout, and the seconds until its limit fires are printed (target: at most 10 s).
+
+Then every bundled game is played one full round (loops not capped) with the `ngram` judge and,
 in every active seat, a greedy player whose every move is as long as the elicit allows and
 whose first answers fail the ensures that a long move can fail; so each game's text volume
 is near its legitimate maximum. Per game it prints the source figures (characters, longest
 line and literal, longest story) and the round's peaks (largest value and list, register
 total, text produced, text sent to the judge), then the smallest ratio limit / usage.
 
-    PYTHONPATH=. python benchmarks/limits_headroom.py [--seed 0]
+    PYTHONPATH=. python benchmarks/limits_headroom.py [--seed 0] [--no-games] [GAME ...]
 
-The last line is `min_headroom=<smallest default limit / usage over all games and limits>`.
+A game that uses more than a default limit (math_debate's judge traffic) is listed with the
+limit it needs and left out of `min_headroom`. The last two lines are
+`min_headroom=<smallest default limit / usage over the games within the defaults>` and
+`max_hostile_seconds=<the slowest hostile program's seconds until its limit fired>`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import re
+import subprocess
+import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -31,6 +43,10 @@ from arena.runtime.maps import JudgeStorySource, resolve_map
 from arena.runtime.round import RoundLimits, RoundRunner
 from arena.runtime.seat import MovePolicy, Seat
 from arena.runtime.seeds import public_seed_key
+from tests.runtime.helpers import ListPlayer, run_game
+from tests.runtime.hostile_games import HOSTILE
+
+_FIRED = re.compile(r"over the limit (max_\w+) = ")
 
 _UNLIMITED = ResourceLimits(**dict.fromkeys(LIMIT_NAMES, 10**12))
 _WORDS = ["the", "lantern", "keeper", "walked", "along", "the", "quiet", "river", "under", "seven", "copper", "stars"]
@@ -87,6 +103,43 @@ async def play_round(
     return outcome.meter
 
 
+async def time_hostile(name: str) -> dict[str, object]:
+    """Play one hostile program at the default limits; the seconds until it stopped."""
+    (hostile,) = (h for h in HOSTILE if h.name == name)
+    judge = Registry.load().create_judge("ngram")
+    start = time.perf_counter()
+    try:
+        result = await run_game(hostile.source, {hostile.role: ListPlayer(["a move"])}, judge)
+        error = result.error or ""
+    except Exception as exc:  # a load-time limit: the game never starts
+        error = str(exc)
+    finally:
+        seconds = time.perf_counter() - start
+        await judge.aclose()
+    fired = _FIRED.search(error)
+    return {"seconds": seconds, "fired": fired.group(1) if fired else error.splitlines()[0][:60] if error else "none"}
+
+
+def hostile_table(timeout: float) -> float:
+    """Time every hostile program in its own process; the slowest time (the timeout when
+    one was killed)."""
+    print(f"{'hostile program':30} {'expected limit':22} {'fired':22} {'seconds':>8}")
+    print("-" * 85)
+    slowest = 0.0
+    for hostile in HOSTILE:
+        command = [sys.executable, __file__, "--hostile", hostile.name]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+            report = json.loads(done.stdout.strip().splitlines()[-1])
+            seconds, fired = float(report["seconds"]), str(report["fired"])
+        except subprocess.TimeoutExpired:
+            seconds, fired = timeout, f"none after {timeout:.0f} s"
+        slowest = max(slowest, seconds)
+        print(f"{hostile.name:30} {hostile.limit:22} {fired:22} {seconds:>8.2f}")
+    print()
+    return slowest
+
+
 async def main(seed: int, names: list[str]) -> None:
     registry = Registry.load()
     judge = registry.create_judge("ngram")
@@ -98,6 +151,7 @@ async def main(seed: int, names: list[str]) -> None:
     print(header)
     print("-" * len(header))
     smallest = float("inf")
+    over: list[str] = []
     try:
         for name in names or registry.game_names():
             game = load_entry(registry.game(name))
@@ -117,7 +171,11 @@ async def main(seed: int, names: list[str]) -> None:
                 "max_judge_chars": meter.judged,
             }
             headroom = min(getattr(limits, k) / v for k, v in usage.items() if v)
-            smallest = min(smallest, headroom)
+            needs = [f"{k} >= {v:,}" for k, v in usage.items() if v > getattr(limits, k)]
+            if needs:
+                over.append(f"{name} needs {', '.join(needs)}")
+            else:
+                smallest = min(smallest, headroom)
             u = usage
             print(
                 f"{name:24} {u['max_source_chars']:>7} {u['max_line_chars']:>5} "
@@ -128,12 +186,23 @@ async def main(seed: int, names: list[str]) -> None:
             )
     finally:
         await judge.aclose()
+    for line in over:
+        print(f"over the defaults: {line}")
     print(f"min_headroom={smallest:.1f}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per hostile game")
+    parser.add_argument("--no-games", action="store_true", help="time the hostile games only")
+    parser.add_argument("--hostile", help=argparse.SUPPRESS)  # one hostile game, in a child
     parser.add_argument("games", nargs="*", help="bundled game names (default: all)")
     args = parser.parse_args()
-    asyncio.run(main(args.seed, args.games))
+    if args.hostile:
+        print(json.dumps(asyncio.run(time_hostile(args.hostile))))
+        sys.exit(0)
+    slowest = hostile_table(args.timeout)
+    if not args.no_games:
+        asyncio.run(main(args.seed, args.games))
+    print(f"max_hostile_seconds={slowest:.2f}")

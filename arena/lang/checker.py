@@ -30,7 +30,7 @@ from arena.lang.kinds import (
     name_span,
     unknown_message,
 )
-from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits, raise_hint
+from arena.lang.limits import DEFAULT_LIMITS, DEFAULT_STORY_TOKENS, ResourceLimits, raise_hint
 from arena.lang.names import (
     ALL_REGISTERS,
     CONSTANT_TYPES,
@@ -64,6 +64,7 @@ def check_program(
     reporter = Reporter(program.filename, split_lines(program.source))
     _Checker(program, reporter, dict(unparsed_lines or {})).run()
     _check_story_lengths(program, reporter, limits)
+    _check_map_story_tokens(program, reporter, limits)
     _check_move_lengths(program, reporter, limits)
     return sorted(reporter.diagnostics, key=lambda d: (d.line, d.col))
 
@@ -385,6 +386,33 @@ def _check_story_lengths(program: Program, reporter: Reporter, limits: ResourceL
                 limits.exceeded("max_story_tokens", "this story length", length.value),
                 "ask for a shorter story; " + raise_hint("max_story_tokens"),
             )
+
+
+def _check_map_story_tokens(
+    program: Program, reporter: Reporter, limits: ResourceLimits
+) -> None:
+    """Every story() site is generated once per map: bound their sum here, at load time, so
+    that thousands of sites cannot keep the story source busy for hours per map."""
+    total = 0
+    for ins in program.instructions:
+        stack: list[Expr] = [ins.call]
+        while stack:
+            expr = stack.pop()
+            stack.extend(reversed(list(iter_children(expr))))
+            if not (isinstance(expr, Call) and expr.func == "story"):
+                continue
+            first = expr.args[0] if expr.args else None
+            length = first.value if isinstance(first, Int) else DEFAULT_STORY_TOKENS
+            total += min(length, limits.max_story_tokens)  # a longer site is reported alone
+            if total > limits.max_map_story_tokens:
+                reporter.error(
+                    expr.span,
+                    limits.exceeded(
+                        "max_map_story_tokens", "the story text of one map up to here", total
+                    ),
+                    "use fewer or shorter story() calls; " + raise_hint("max_map_story_tokens"),
+                )
+                return
 
 
 def _check_move_lengths(program: Program, reporter: Reporter, limits: ResourceLimits) -> None:

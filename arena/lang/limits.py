@@ -15,6 +15,14 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# The judge budget of a round is a fixed amount of judge work, not a time: what the `ngram`
+# judge scores in about JUDGE_SECONDS on one core (the bundled transformer is about 3x
+# slower). Counting characters keeps outcomes deterministic; a time would not be.
+JUDGE_CHARS_PER_SECOND: Final = 40_000
+JUDGE_SECONDS: Final = 10
+# The length a story() without one asks for (arena.runtime.maps uses it too).
+DEFAULT_STORY_TOKENS: Final = 60
+
 
 class ResourceLimits(BaseModel):
     """Every size limit of a game. Source limits apply when a game is loaded (a
@@ -32,6 +40,12 @@ class ResourceLimits(BaseModel):
     )
     max_story_tokens: int = Field(
         default=4_000, ge=1, description="tokens a story(n) call may ask the story source for"
+    )
+    max_map_story_tokens: int = Field(
+        default=4_000,
+        ge=1,
+        description="tokens all story() calls of a game together may ask the story source "
+        f"for when a map is made (a story() without a length counts {DEFAULT_STORY_TOKENS})",
     )
     max_move_tokens: int = Field(
         default=4_000, ge=1, description="judge tokens an elicit may ask for (its max_len)"
@@ -53,7 +67,7 @@ class ResourceLimits(BaseModel):
         "to players (reveals and the registers of each elicit)",
     )
     max_judge_chars: int = Field(
-        default=100_000_000,
+        default=JUDGE_CHARS_PER_SECOND * JUDGE_SECONDS,
         ge=1,
         description="characters a round may send to the judge (targets and contexts scored, "
         "texts tokenised); characters, not tokens, because tokens are only known after the "
@@ -71,7 +85,10 @@ class ResourceLimits(BaseModel):
 
 
 _UNITS: Final = {
-    "max_list_items": "items", "max_story_tokens": "tokens", "max_move_tokens": "tokens"
+    "max_list_items": "items",
+    "max_story_tokens": "tokens",
+    "max_map_story_tokens": "tokens",
+    "max_move_tokens": "tokens",
 }
 # The most words a built-in player builds for one move, whatever max_len it is asked for:
 # a request from a remote arena or raised limits never makes a player build gigabytes.
@@ -90,6 +107,7 @@ def admitting(source: str, limits: ResourceLimits = DEFAULT_LIMITS) -> ResourceL
             "max_line_chars": max(size, limits.max_line_chars),
             "max_literal_chars": max(size, limits.max_literal_chars),
             "max_story_tokens": 2**62,
+            "max_map_story_tokens": 2**62,
             "max_move_tokens": 2**62,
         }
     )

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 
 from arena.lang import ast
 from arena.lang.evaluator import iter_calls, story_site
+from arena.lang.limits import DEFAULT_STORY_TOKENS
 from arena.protocols.judge import GenerateRequest, Judge
 from arena.protocols.story import StoryRequest, StorySource
 from arena.runtime.seeds import derive_seed
 
-DEFAULT_STORY_TOKENS = 60
+__all__ = ["DEFAULT_STORY_TOKENS", "GameMap", "JudgeStorySource", "resolve_map", "story_requests"]
 
 
 @dataclass(frozen=True)
