@@ -24,7 +24,7 @@ from dashboard.live_board import (
     live_board,
     live_config,
 )
-from dashboard.ui import need_rows
+from dashboard.ui import need_rows, plain
 
 REFRESH_S = 3.0
 _SEEN = "_lb_latest_seen"  # the latest snapshot id when the page last ran
@@ -64,8 +64,8 @@ too_many = live and snapshot_id is not None and done > LIVE_MAX_MATCHES
 live = live and not too_many
 
 if done == 0 and snapshot_id is None:
-    st.info(f"No match of tournament {f.tournament} is stored yet. Ratings appear here as soon "
-            "as its first matches are stored (`arena run FILE`, or `arena demo`).")
+    st.info(f"No match of tournament {plain(f.tournament)} is stored yet. Ratings appear "
+            "here as soon as its first matches are stored (`arena run FILE`, or `arena demo`).")
     st.stop()
 unit, per_natural = unit_of(payload)
 if live:
@@ -102,7 +102,7 @@ head[4].metric("Last update (UTC)", _when(last, "%b %d %H:%M"),
                help="When the latest match was stored: " + _when(last, "%Y-%m-%d %H:%M:%S UTC"))
 if len(running):
     row = running.iloc[0]
-    st.warning(f"Provisional: run {row['run']} of {f.tournament} is in progress "
+    st.warning(f"Provisional: run {row['run']} of {plain(f.tournament)} is in progress "
                f"({row['finished']}/{row['total']} matches). These ratings follow the stored "
                "matches and will move; this page reloads itself as matches are stored.")
 st.caption(f"Ratings: {source}.")

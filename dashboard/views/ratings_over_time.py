@@ -1,20 +1,39 @@
 """Ratings over time: each participant's rating and interval per snapshot, marks where a
-participant's spec or the judge changed, and P(rank = k) from stored bootstrap draws."""
+participant's spec or the judge changed, and P(rank = k) from stored bootstrap draws.
+`arena run` and `arena demo` store snapshots during a run, so the chart grows inside a run;
+while one is going the page reloads itself when a new snapshot is stored."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard import charts
-from dashboard.cache import compute, query
+from dashboard.cache import compute, fresh, query
 from dashboard.context import current
-from dashboard.ui import need_rows
+from dashboard.ui import plain
 
+REFRESH_S = 5.0
 ctx = current()
 f = ctx.filters
 st.title("Ratings over time")
+runs = fresh("live_progress", f.tournament)
+running = bool(((runs["status"] == "running") & ~runs["stale"].astype(bool)).any())
+
+
+@st.fragment(run_every=REFRESH_S if running else None)
+def _follow() -> None:
+    """While a run is going: reload the page when a snapshot (or match) was stored."""
+    if running and tuple(fresh("watermark")) != tuple(ctx.watermark):
+        st.rerun()
+
+
+_follow()
 history = query("snapshot_history", f.tournament)
-if not need_rows(history, "rating snapshots"):
+if not len(history):
+    st.info(f"No rating snapshot of tournament {plain(f.tournament)} is stored yet. `arena "
+            "run` and `arena demo` store one every 30 s or so while they play and one at the end; "
+            + ("this page shows it as soon as it is stored." if running else
+               "`arena ratings --tournament NAME` rates the stored matches now."))
     st.stop()
 people = sorted(history["participant"].unique())
 shown = st.multiselect("Participants", people, default=people, key="h_people")

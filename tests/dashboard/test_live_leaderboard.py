@@ -104,3 +104,16 @@ def test_over_the_live_limit_the_latest_snapshot_is_shown_with_what_came_since(
     no_exception(at)
     shown = " ".join(c.value for c in at.caption)
     assert "Ratings: snapshot #1 of" in shown and "matches were stored since" in shown
+
+
+def test_ratings_over_time_without_a_snapshot_says_what_stores_one(
+    open_app: OpenApp, arena_db: str, tmp_path: Path
+) -> None:
+    url = copy_db(arena_db, tmp_path)
+    _without_snapshots(url)
+    at = open_app("views/ratings_over_time.py", {"tournament": "nightly"}, url=url)
+    no_exception(at)
+    said = " ".join(i.value for i in at.info)
+    assert "No rating snapshot of tournament nightly is stored yet" in said
+    assert "--snapshot" not in said  # an option no command has (issue 18, item 1)
+    assert "`arena ratings --tournament NAME`" in said
