@@ -1,5 +1,5 @@
 """The leaderboard between snapshots: when matches were stored after the latest rating
-snapshot (a run in progress, or a run without `--snapshot`), the Leaderboard shows ratings
+snapshot (a run in progress, or matches stored without one), the Leaderboard shows ratings
 computed now from every stored match, so it follows a run within seconds instead of waiting
 for the run's final snapshot.
 
