@@ -39,7 +39,7 @@ from arena.match_setup import load_entry
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest
 from arena.registry import Registry
-from arena.runtime.maps import JudgeStorySource, resolve_map
+from arena.runtime.maps import DEFAULT_STORY_TOKENS, JudgeStorySource, resolve_map, story_requests
 from arena.runtime.round import RoundLimits, RoundRunner
 from arena.runtime.seat import MovePolicy, Seat
 from arena.runtime.seeds import public_seed_key
@@ -145,7 +145,7 @@ async def main(seed: int, names: list[str]) -> None:
     judge = registry.create_judge("ngram")
     limits = DEFAULT_LIMITS
     header = (
-        f"{'game':24} {'source':>7} {'line':>5} {'literal':>7} {'story':>5} {'value':>7} "
+        f"{'game':24} {'source':>7} {'line':>5} {'literal':>7} {'story':>5} {'map':>5} {'value':>7} "
         f"{'list':>5} {'regs':>7} {'produced':>9} {'judged':>9} {'headroom':>8}"
     )
     print(header)
@@ -164,6 +164,9 @@ async def main(seed: int, names: list[str]) -> None:
                 "max_line_chars": max(map(len, lines)),
                 "max_literal_chars": literal,
                 "max_story_tokens": story_tokens(game.program),
+                "max_map_story_tokens": sum(
+                    r.length or DEFAULT_STORY_TOKENS for r in story_requests(game.program, seed)
+                ),
                 "max_value_chars": meter.largest_value,
                 "max_list_items": meter.largest_list,
                 "max_register_chars": meter.register_peak,
@@ -180,6 +183,7 @@ async def main(seed: int, names: list[str]) -> None:
             print(
                 f"{name:24} {u['max_source_chars']:>7} {u['max_line_chars']:>5} "
                 f"{u['max_literal_chars']:>7} {u['max_story_tokens']:>5} "
+                f"{u['max_map_story_tokens']:>5} "
                 f"{u['max_value_chars']:>7} {u['max_list_items']:>5} "
                 f"{u['max_register_chars']:>7} {u['max_round_chars']:>9} "
                 f"{u['max_judge_chars']:>9} {headroom:>8.1f}"
