@@ -9,6 +9,8 @@ import json
 import math
 import sqlite3
 
+import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -167,3 +169,42 @@ def test_no_table_of_the_new_pages_shows_none(open_app: OpenApp) -> None:
             texts = [v for column in table.value.columns for v in table.value[column]
                      if isinstance(v, str)]
             assert not [t for t in texts if t.strip() in ("None", "nan", "NaT")], page
+
+
+def synthetic_seats(seed: int) -> pd.DataFrame:
+    """Scored-seat rows (as `data.scored_seats` returns them) of eval matches in a few
+    comparable groups, with replays, exact ties, forfeits and missing scores, plus
+    head-to-head matches of three seats."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    match = 0
+    people = ["p0", "p1", "p2", "p3"]
+    for game in ("g1", "g2"):
+        for map_id in (1, 2, 3):
+            for _ in range(int(rng.integers(2, 9))):
+                match += 1
+                forfeit = bool(rng.random() < 0.15)
+                best = None if rng.random() < 0.05 else float(rng.choice([0.0, 1.0, 2.5,
+                                                                          rng.normal()]))
+                rows.append({"match": match, "game": game, "map_id": map_id, "mode": "eval",
+                             "rounds": 2, "role": "black", "participant": str(rng.choice(people)),
+                             "main": 1, "best": best, "forfeit": int(forfeit),
+                             "round_scores_json": "[]"})
+    for _ in range(12):
+        match += 1
+        for role, who in zip(("a", "b", "c"), rng.permutation(people)[:3], strict=True):
+            rows.append({"match": match, "game": "duel", "map_id": 9, "mode": "head_to_head",
+                         "rounds": 1, "role": role, "participant": str(who), "main": 1,
+                         "best": float(rng.choice([0.0, 1.0, 1.0 + 1e-9])),
+                         "forfeit": int(rng.random() < 0.1), "round_scores_json": "[]"})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_vectorised_observed_wins_equal_the_outcome_by_outcome_count(seed: int) -> None:
+    from dashboard.derived import observed_wins, observed_wins_reference
+
+    seats = synthetic_seats(seed)
+    fast, slow = observed_wins(seats), observed_wins_reference(seats)
+    assert len(slow) > 0
+    pd.testing.assert_frame_equal(fast, slow, check_exact=False, rtol=1e-12, atol=1e-12)
