@@ -357,28 +357,33 @@ def participant_history(engine: Engine, tournament: str | None, name: str) -> pd
 
 
 def participant_games(seats: pd.DataFrame, name: str) -> pd.DataFrame:
-    """Per game, `name`'s rated matches, mean and best match score (bits), its Xent measure
-    value as percent of the best score on each map (reference normalisation, which needs no
-    base participant) and its rank on that game by that value among all participants:
-    game, matches, mean_score, best_score, percent_of_best, game_rank, of. Best game first."""
-    columns = ["game", "matches", "mean_score", "best_score", "percent_of_best", "game_rank",
-               "of"]
+    """Per game, `name`'s rated matches and its mean and best match score (bits): game,
+    matches, mean_score, best_score (see `with_reference_ranks` for its Xent measure)."""
+    columns = ["game", "matches", "mean_score", "best_score"]
     mine = seats[(seats["participant"] == name)] if len(seats) else seats
     if not len(mine):
         return pd.DataFrame(columns=columns)
     best = pd.to_numeric(mine["best"], errors="coerce")
-    table = (mine.assign(best=best).groupby("game")
-             .agg(matches=("match", "nunique"), mean_score=("best", "mean"),
-                  best_score=("best", "max")).reset_index())
-    values, _ = seat_normalised_scores(seats, None, "reference")
+    return (mine.assign(best=best).groupby("game")
+            .agg(matches=("match", "nunique"), mean_score=("best", "mean"),
+                 best_score=("best", "max")).reset_index().reindex(columns=columns))
+
+
+def with_reference_ranks(games: pd.DataFrame, values: pd.DataFrame, name: str) -> pd.DataFrame:
+    """`participant_games` rows with `name`'s Xent measure value per game as percent of the
+    best score on each map (`values`: reference-normalised participant, game, value rows,
+    which need no base participant) and its rank on the game by that value among all
+    participants (percent_of_best, game_rank, of); best game first."""
+    columns = [*games.columns, "percent_of_best", "game_rank", "of"]
     if len(values):
-        ranks = values.assign(game_rank=values.groupby("game")["value"].rank(
-            ascending=False, method="min"), of=values.groupby("game")["value"].transform("count"))
+        ranks = values.assign(
+            game_rank=values.groupby("game")["value"].rank(ascending=False, method="min"),
+            of=values.groupby("game")["value"].transform("count"))
         ranks = ranks[ranks["participant"] == name].rename(columns={"value": "percent_of_best"})
-        table = table.merge(ranks[["game", "percent_of_best", "game_rank", "of"]], on="game",
+        table = games.merge(ranks[["game", "percent_of_best", "game_rank", "of"]], on="game",
                             how="left")
     else:
-        table = table.assign(percent_of_best=np.nan, game_rank=np.nan, of=np.nan)
+        table = games.assign(percent_of_best=np.nan, game_rank=np.nan, of=np.nan)
     return (table.sort_values(["percent_of_best", "mean_score"], ascending=False,
                               na_position="last").reindex(columns=columns)
             .reset_index(drop=True))

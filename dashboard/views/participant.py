@@ -10,7 +10,7 @@ import streamlit as st
 from dashboard import participant_charts, tables
 from dashboard.cache import compute, from_seats, query
 from dashboard.context import current
-from dashboard.derived import unit_of
+from dashboard.derived import unit_of, with_reference_ranks
 from dashboard.ui import page_param, plain, replay_link, set_page_param
 
 RECENT = 20
@@ -61,7 +61,8 @@ else:
     st.info("No rating snapshot of this tournament rates this participant yet.")
 
 st.subheader("Per game")
-games = from_seats("participant_games", name)
+reference, _ = from_seats("seat_normalised_scores", None, "reference", 1.0, 2)  # shared
+games = with_reference_ranks(from_seats("participant_games", name), reference, name)
 if len(games):
     ranked = games.dropna(subset=["percent_of_best"])
     if len(ranked):
