@@ -38,6 +38,7 @@ from tournaments.executors.ray_tasks import (
     TransientPlayerError,
     play_match,
 )
+from tournaments.executors.ray_watchdog import witnessed
 from tournaments.match_task import EventHook, MatchContext, error_record
 from tournaments.pairings import MatchPlan
 from tournaments.prepare import PreparedTournament
@@ -132,8 +133,8 @@ class _Runner:
                 items: list[tuple[str, Event]] = (
                     await asyncio.to_thread(self._queue.get_nowait_batch, size) if size else []
                 )
-            except Exception as error:
-                log.warning("live events lost: %s", error)
+            except Exception as error:  # first line only: Ray's errors run to a page
+                log.warning("live events lost: %s", (str(error) or repr(error)).splitlines()[0])
                 return
             if self._on_event is not None:
                 for key, event in items:
@@ -207,6 +208,25 @@ class RayExecutor:
                 log_to_driver=False,
                 configure_logging=False,
             )
+        with witnessed(ray):  # Ray ends the driver without a word if its raylet dies
+            return await self._run_on_ray(
+                ray, tournament, started_here, registry=registry, store=store,
+                concurrency=concurrency, progress=progress, on_event=on_event,
+            )
+
+    async def _run_on_ray(
+        self,
+        ray: Any,
+        tournament: PreparedTournament,
+        started_here: bool,
+        *,
+        registry: Registry,
+        store: Store,
+        concurrency: int | None,
+        progress: bool,
+        on_event: EventHook | None,
+    ) -> RunSummary:
+        config = tournament.config
         actors: list[Any] = []
         runner: _Runner | None = None
         judge: RayJudge | None = None
