@@ -21,6 +21,7 @@ cleared); "warm" is the same view again.
    against the time the run really took from then on.
 
 Targets (issue 11): leaderboard and Xent measure < 10 s cold and < 2 s warm; replay < 1 s.
+The Participant and Pairwise pages (issue 18) are timed the same way.
 Issue 18: stored match -> leaderboard data <= 5 s at 100 000 matches; ETA error at 20 %
 within 25 %.
 
@@ -231,6 +232,9 @@ def measure(db: str) -> list[tuple[str, float]]:
     pages = (
         ("leaderboard", "views/leaderboard.py", {"tournament": TOURNAMENT}, "Leaderboard", "agent-11"),
         ("xent_measure", "views/xent_measure.py", {"tournament": TOURNAMENT}, "Xent measure", "agent-11"),
+        ("participant", "views/participant.py", {"tournament": TOURNAMENT, "name": "agent-11"},
+         "Participant", "agent-11"),
+        ("pairwise", "views/pairwise.py", {"tournament": TOURNAMENT}, "Pairwise", "agent-11"),
         ("replay (10 rounds)", "views/replay.py", {"tournament": "replay", "match": str(match)},
          "Replay", "elicit_response"),
     )
@@ -288,7 +292,8 @@ def main() -> None:
         figures = measure(db)
         targets = {"leaderboard cold": 10.0, "leaderboard warm": 2.0, "xent_measure cold": 10.0,
                    "xent_measure warm": 2.0, "replay (10 rounds) cold": 1.0,
-                   "replay (10 rounds) warm": 1.0}
+                   "replay (10 rounds) warm": 1.0, "participant cold": 10.0,
+                   "participant warm": 2.0, "pairwise cold": 10.0, "pairwise warm": 2.0}
         print(f"{'page':<28} {'seconds':>8} {'target':>8}  ok")
         for label, seconds in figures:
             target = targets[label]
