@@ -61,3 +61,10 @@ def replay_link(match: int | str, seat: str | None = None) -> str:
 
     extra = {"match": str(match), **({"seat": seat} if seat else {})}
     return "replay?" + urlencode(link_params(**extra), doseq=True)
+
+
+def participant_link(name: str) -> str:
+    """A relative link to `name`'s Participant page with the current filters."""
+    from urllib.parse import urlencode
+
+    return "participant?" + urlencode(link_params(name=name), doseq=True)

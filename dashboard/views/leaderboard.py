@@ -13,7 +13,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts
+from dashboard import charts, tables
 from dashboard.cache import compute, fresh, query
 from dashboard.context import current, engine_for
 from dashboard.derived import predicted_wins, unit_of
@@ -24,7 +24,7 @@ from dashboard.live_board import (
     live_board,
     live_config,
 )
-from dashboard.ui import need_rows, plain
+from dashboard.ui import need_rows, participant_link, plain
 
 REFRESH_S = 3.0
 _SEEN = "_lb_latest_seen"  # the latest snapshot id when the page last ran
@@ -166,18 +166,17 @@ with left:
 table = board.copy()
 if "provisional" in table:
     table["provisional"] = table["provisional"].map(lambda p: "✱" if p else "")
-st.dataframe(table, hide_index=True, width="stretch", column_config={
-    "rating": st.column_config.NumberColumn(format="%.1f"),
-    "ci_low": st.column_config.NumberColumn("95% low", format="%.1f"),
-    "ci_high": st.column_config.NumberColumn("95% high", format="%.1f"),
+table.insert(table.columns.get_loc("participant") + 1, "page",
+             [participant_link(str(p)) for p in table["participant"]])
+tables.show(table, column_config={
     "rank_change": st.column_config.NumberColumn("Δ rank", format="%+d",
                                                  help="since the previous snapshot"),
+    "page": st.column_config.LinkColumn("page", display_text="open",
+                                        help="the participant's own page"),
 })
 
 st.subheader("Role and seat split")
-st.dataframe(summary, hide_index=True, width="stretch", column_config={
-    "mean_score": st.column_config.NumberColumn(format="%.3f"),
-    "best_score": st.column_config.NumberColumn(format="%.3f")})
+tables.show(summary)
 
 st.subheader("Who beats whom")
 pred_col, obs_col = st.columns(2)

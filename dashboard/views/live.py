@@ -10,9 +10,11 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from dashboard import tables
 from dashboard.cache import fresh
 from dashboard.context import current
-from dashboard.ui import link_params
+from dashboard.derived import overdue_schedules
+from dashboard.ui import link_params, plain
 
 REFRESH_S = 2.0
 ctx = current()
@@ -70,26 +72,29 @@ def live_panel() -> None:
     if len(flight):
         flight.insert(0, "follow", ["replay?" + urlencode(link_params(key=str(k)))
                                     for k in flight["key"]])
-        st.dataframe(flight.drop(columns=["key"]), hide_index=True, width="stretch",
-                     column_config={"follow": st.column_config.LinkColumn(
-                         "follow", display_text="replay")})
+        tables.show(flight.drop(columns=["key"]), column_config={
+            "follow": st.column_config.LinkColumn("follow", display_text="replay")})
     else:
         st.caption("None.")
     st.subheader("Recent results")
-    st.dataframe(fresh("matches", f, limit=10), hide_index=True, width="stretch")
+    tables.show(fresh("matches", f, limit=10), labels={"match": "id"})
     left, right = st.columns(2)
     with left:
         st.subheader("Judge pool")
         health = fresh("live_judges", [int(r) for r in running["run"]])
         if len(health):
-            st.dataframe(health, hide_index=True, width="stretch")
+            tables.show(health)
         else:
             st.caption("No judge pool statistics from a running tournament.")
     with right:
         st.subheader("Next recurring run")
-        st.dataframe(fresh("next_recurring"), hide_index=True, width="stretch")
+        for late in overdue_schedules(fresh("schedules"), datetime.now(UTC)).itertuples():
+            st.warning(f"Overdue: schedule {plain(late.name)} was due "
+                       f"{late.late_s / 60:.0f} min ago and has not started. Is the scheduler "
+                       "running? Start it with `arena scheduler --db URL`.")
+        tables.show(fresh("next_recurring"))
     st.subheader("Runs")
-    st.dataframe(runs, hide_index=True, width="stretch")
+    tables.show(runs)
 
 
 live_panel()

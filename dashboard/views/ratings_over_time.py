@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts
+from dashboard import charts, tables
 from dashboard.cache import compute, fresh, query
 from dashboard.context import current
 from dashboard.ui import plain
@@ -45,7 +45,7 @@ st.altair_chart(charts.rating_history(history, changes, "Elo"), width="stretch")
 st.caption("Band: the snapshot's 95% interval. Dashed vertical marks: the first match of a "
            "new participant spec or judge after the first snapshot (hover for which).")
 if len(changes):
-    st.dataframe(changes, hide_index=True)
+    tables.show(changes, labels={"first_match_at": "first match (UTC)"})
 
 st.subheader("P(rank = k)")
 if f.snapshot is None:
@@ -59,4 +59,4 @@ else:
     else:
         st.info(f"Snapshot #{f.snapshot} stored no bootstrap draws (snapshots written by "
                 "older arenas did not); the next run's snapshot will.")
-st.dataframe(history, hide_index=True, width="stretch")
+tables.show(history)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sqlite3
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.fixture_db import KEY_ENV, SECRET
+from tests.dashboard.test_pages import PAGES
 
 RATED = {"alpha", "beta", "mallory"}
 ELO_PER_NATURAL = 400 / math.log(10)
@@ -33,12 +36,14 @@ def charts_of(at: AppTest) -> list[dict]:  # type: ignore[type-arg]
     return found
 
 
+def column_labels_of(table: Any) -> list[str]:
+    """The labels a table's column configuration gives its columns."""
+    config = json.loads(table.proto.columns or "{}")
+    return [c["label"] for c in config.values() if c and c.get("label")]
+
+
 def column_labels(at: AppTest) -> list[str]:
-    labels = []
-    for table in at.dataframe:
-        config = json.loads(table.proto.columns or "{}")
-        labels += [c["label"] for c in config.values() if c and c.get("label")]
-    return labels
+    return [label for table in at.dataframe for label in column_labels_of(table)]
 
 
 def db_path(url: str) -> str:
@@ -208,3 +213,25 @@ def test_vectorised_observed_wins_equal_the_outcome_by_outcome_count(seed: int) 
     fast, slow = observed_wins(seats), observed_wins_reference(seats)
     assert len(slow) > 0
     pd.testing.assert_frame_equal(fast, slow, check_exact=False, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_every_table_reads_like_a_report(open_app: OpenApp, page: str) -> None:
+    """Human labels (no snake_case), empty cells for missing values, no 64-hex hash."""
+    at = open_app(page, {"tournament": "nightly"})
+    no_exception(at)
+    for table in at.dataframe:
+        assert table.proto.placeholder == "", page
+        assert not [label for label in column_labels_of(table) if "_" in label], page
+        texts = [v for column in table.value.columns for v in table.value[column]
+                 if isinstance(v, str)]
+        assert not [t for t in texts if re.fullmatch(r"(\w+:)?[0-9a-f]{64}", t)], page
+
+
+def test_the_leaderboard_links_each_participant_to_its_page(open_app: OpenApp) -> None:
+    at = open_app("views/leaderboard.py", {"tournament": "nightly"})
+    board = next(t.value for t in at.dataframe if "page" in t.value.columns)
+    for name, link in zip(board["participant"], board["page"], strict=True):
+        assert link.startswith("participant?") and link.endswith(f"&name={name}")
+    at = open_app("views/participant.py", {"tournament": "nightly", "name": "mallory"})
+    assert at.selectbox(key="pp_name").value == "mallory"
