@@ -23,6 +23,7 @@ app = typer.Typer(
     # Click's plain help: it rewraps docstrings to the terminal (Rich's kept their line
     # breaks) and needs no Rich import (a third of the start-up time of `arena --help`).
     rich_markup_mode=None,
+    context_settings={"max_content_width": 120},  # wide terminals get whole summaries
 )
 
 

@@ -58,10 +58,15 @@ def test_help_and_listing_import_no_heavy_library(argv: tuple[str, ...]) -> None
 
 
 def test_help_paragraphs_are_rewrapped_not_split_at_docstring_line_breaks() -> None:
-    # The docstring of `arena run` breaks its line after "Ctrl-C or SIGTERM"; the help
-    # fills its lines to the terminal's width instead (Rich's help kept that break).
-    out, _ = arena("run", "--help", columns=80)
-    assert "Ctrl-C or SIGTERM\n" not in out, out
+    # `arena --help` listed `run` as "... Ctrl-C or SIGTERM" and then "stops it keeping
+    # every finished match." on a line of its own: the docstring's line break. Now each
+    # command is one line (its summary), and a command's own help fills its lines.
+    out, _ = arena("--help", columns=120)
+    commands = out[out.index("Commands:"):].splitlines()[1:]
+    assert all(line.startswith("  ") and not line.startswith("   ") for line in commands if line)
+    assert "  run        Run a tournament; running it again resumes where it stopped.\n" in out
+    out, _ = arena("run", "--help", columns=120)
+    assert not any(line.rstrip().endswith("Ctrl-C or SIGTERM") for line in out.splitlines()), out
     assert (
         "Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM "
         "stops it keeping every finished match." in " ".join(out.split())
