@@ -108,7 +108,8 @@ def leaderboard_latency(db: str, tournament: str, like_key: str) -> dict[str, fl
             row = conn.exec_driver_sql(
                 "SELECT tournament_id, run_id, game_id, map_id, judge_id, map_index, mode, "
                 "main_role, rounds, dialect FROM matches WHERE key = ?", (like_key,)).one()
-        newcomer = store.ensure_participant(ParticipantInfo("newcomer", "random?words=9"))
+        name = f"newcomer-{time.time_ns()}"  # new on every run over a kept database
+        newcomer = store.ensure_participant(ParticipantInfo(name, "random?words=9"))
         now = datetime.now(UTC)
         match = FinishedMatch(
             key=f"late-{time.time_ns()}", tournament_id=row[0], run_id=row[1], game_id=row[2],
@@ -125,7 +126,7 @@ def leaderboard_latency(db: str, tournament: str, like_key: str) -> dict[str, fl
         stale_s = time.perf_counter() - stale_check
         board = live_board(reader, tournament)
         shown_s = time.perf_counter() - stored_at
-        assert "newcomer" in set(board["participant"]) and "newcomer" not in set(
+        assert name in set(board["participant"]) and name not in set(
             before["participant"]), "the stored match did not reach the board"
     finally:
         store.close()
