@@ -109,12 +109,10 @@ def short_hash(value: object) -> object:
 
 
 def _is_hash_column(series: pd.Series) -> bool:
+    """By name only: a column of player text (moves) that happens to look like hashes
+    must show as the player wrote it."""
     name = str(series.name)
-    if name.endswith("sha256") or name in ("key", "hash"):
-        return True
-    values = series.dropna()
-    return bool(len(values)) and values.map(lambda v: isinstance(v, str)
-                                            and bool(_HEX64.match(v))).all()
+    return name.endswith("sha256") or name in ("key", "hash", "match_key")
 
 
 def _as_times(series: pd.Series) -> pd.Series | None:

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from arena.events import SeatRewardTerm
-from dashboard import charts, reading
+from dashboard import charts, reading, tables
 from dashboard import transcript_frames as tf
 from dashboard.cache import fresh, query
 from dashboard.context import current
@@ -46,7 +46,7 @@ def follow_live(key: str) -> None:
             st.info("This match is being played; its replay opens here as soon as it is "
                     "stored (checked every few seconds). Its moves are stored when it ends: "
                     "until then only its round is known.")
-            st.dataframe(row.drop(columns=["key"]), hide_index=True, width="stretch")
+            tables.show(row.drop(columns=["key"]))
         else:
             st.warning("No match with this key is stored or being played: it may have "
                        "failed, or its run stopped. Pick a match on the Matches page.")
@@ -180,7 +180,7 @@ if seat is not None:
     found = leaks(events, seat)
     if found:
         st.error(f"{len(found)} hidden-register text(s) appear in what this seat was shown:")
-        st.dataframe(pd.DataFrame([vars(x) for x in found]), hide_index=True)
+        tables.show(pd.DataFrame([vars(x) for x in found]), width="content")
     else:
         st.success("No hidden-register text appears in what this seat was shown. This page "
                    "shows only this seat's information set.")
@@ -200,7 +200,7 @@ with tab_round:
     in_round = [e for e in events if e.round in (0, current_round)]
     steps = in_round if seat is None else seat_events(in_round, seat)
     table = tf.event_table(in_round, seat)
-    st.dataframe(table, hide_index=True, width="stretch")
+    tables.show(table)
     if seat is not None:
         st.caption("Only the events this seat received, as it received them.")
         st.markdown("**What this seat was shown**")
@@ -221,7 +221,7 @@ with tab_round:
     show_rewards(tf.rewards(events, current_round, seat), seat)
 
 with tab_moves:
-    st.dataframe(tf.moves(events, seat), hide_index=True, width="stretch")
+    tables.show(tf.moves(events, seat))
     if seat is not None:
         st.caption("This seat's own moves; other seats' moves reach it only as reveals "
                    "(This round).")
@@ -251,8 +251,7 @@ with tab_diff:
         mine = detail.main_role or roles[0]
         if other is not None:
             names = (detail.key, other.key)
-            st.dataframe(tf.aligned_moves(events, other.events, mine, mine, names),
-                         hide_index=True, width="stretch")
+            tables.show(tf.aligned_moves(events, other.events, mine, mine, names))
             st.caption(f"Round {current_round}: the first term of each reward, on one scale.")
             firsts = [(f"{name} · {player}", total, mirrored, terms[:1])
                       for name, match_events in ((names[0], events), (names[1], other.events))

@@ -235,3 +235,14 @@ def test_the_leaderboard_links_each_participant_to_its_page(open_app: OpenApp) -
         assert link.startswith("participant?") and link.endswith(f"&name={name}")
     at = open_app("views/participant.py", {"tournament": "nightly", "name": "mallory"})
     assert at.selectbox(key="pp_name").value == "mallory"
+
+
+def test_the_replay_tables_read_like_a_report(open_app: OpenApp, arena_db: str) -> None:
+    with sqlite3.connect(db_path(arena_db)) as conn:
+        (match,) = conn.execute("SELECT MIN(id) FROM matches").fetchone()
+    at = open_app("views/replay.py", {"tournament": "nightly", "match": str(match)})
+    no_exception(at)
+    assert at.dataframe
+    for table in at.dataframe:
+        assert table.proto.placeholder == ""
+        assert not [label for label in column_labels_of(table) if "_" in label]

@@ -29,6 +29,7 @@ def test_prepare_rounds_floats_parses_times_and_shortens_hashes() -> None:
         "finished_at": ["2026-11-25 10:00:00.123456", None],
         "config_sha256": [DIGEST, None], "key": [f"import:{DIGEST}", "short"],
         "name": ["x", None], "last_match": pd.to_datetime(["2026-11-25 10:00:01", None]),
+        "move": [DIGEST, DIGEST],
     })
     shown, config = tables.prepare(frame)
     fmt = {k: v["type_config"].get("format") for k, v in config.items()}
@@ -39,6 +40,7 @@ def test_prepare_rounds_floats_parses_times_and_shortens_hashes() -> None:
     assert config["last_match"]["label"] == "last match (UTC)"  # a time, named without _at
     assert list(shown["config_sha256"].iloc[:1]) == [DIGEST[:12]]
     assert list(shown["key"]) == [f"import:{DIGEST[:12]}", "short"]
+    assert list(shown["move"]) == [DIGEST, DIGEST]  # player text is never cut
     assert all("_" not in c["label"] for c in config.values())
     assert frame["config_sha256"].iloc[0] == DIGEST  # the caller's frame is left alone
 
