@@ -100,22 +100,18 @@ def all_items(requests: Iterable[MoveRequest]) -> list[HistoryItem]:
     return items
 
 
-def own_move(items: Sequence[HistoryItem], register: str) -> str | None:
-    for item in items:
-        if item.kind == "move" and register in item.moves:
-            return item.moves[register]
-    return None
-
-
 def reconstruct(
     judge: JudgeCopy, items: Sequence[HistoryItem], target: str, register: str
 ) -> list[int] | None:
     """Hidden register `target` (token ids) decoded from the per-token values of
-    `xed(target | register)` in the history received; None where there are none (then the
-    attacker can only make its blind guess)."""
-    move = own_move(items, register)
+    `xed(target | register)` in the history received, conditioned on the attacker's move
+    made just before that reward; None where there are none (then the attacker can only
+    make its blind guess)."""
+    move: str | None = None
     wanted = f"xed({target} | {register})"
     for item in items:
+        if item.kind == "move" and register in item.moves:
+            move = item.moves[register]
         if item.kind != "reward":
             continue
         for term in item.terms:

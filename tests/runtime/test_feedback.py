@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena.protocols.player import HistoryItem, MoveRequest
 from arena.lang.flow import Flow, Origin, union
+from arena.protocols.player import HistoryItem, MoveRequest
 from arena.runtime.maps import GameMap
 from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, run_game

@@ -11,12 +11,13 @@ the same code recovers the story, so the test can tell a leak when there is one.
 from __future__ import annotations
 
 import hashlib
+import string
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import pytest
 
-from arena.events import Event, Reward
+from arena.events import ElicitResponse, Event, Reward
 from arena.hookspecs import hookimpl
 from arena.match_setup import build_match, load_game_ref
 from arena.plugin_manager import create_plugin_manager
@@ -62,24 +63,33 @@ def registry() -> Registry:
 
 
 def story_of(events: Sequence[Event], register: str) -> str:
-    return next(e.values[register] for e in events if e.type == "assign" and register in e.values)
+    return str(
+        next(e.values[register] for e in events if e.type == "assign" and register in e.values)
+    )
 
 
-def old_feedback(attacker: Attacker, events: Sequence[Event], role: str) -> list[HistoryItem]:
-    """What the old runtime told the attacker: its moves and every term's per-token values
-    (the events keep the organiser's full breakdown)."""
-    moves = [i for i in all_items(attacker.requests) if i.kind == "move"]
-    rewards = [
-        HistoryItem(kind="reward", line=e.line, reward=e.total,
-                    terms=tuple(old_view(t.bits, t.source) for t in e.terms))
-        for e in events if isinstance(e, Reward) and e.player == role
-    ]
-    return moves + rewards
+def old_feedback(events: Sequence[Event], role: str) -> list[HistoryItem]:
+    """What the old runtime told the attacker, in order: its moves and every term's
+    per-token values (the events keep the organiser's full breakdown)."""
+    items: list[HistoryItem] = []
+    for e in events:
+        if isinstance(e, ElicitResponse) and e.player == role:
+            items.append(HistoryItem(kind="move", line=e.line, moves=dict(e.values)))
+        elif isinstance(e, Reward) and e.player == role:
+            terms = tuple(old_view(t.bits, t.source) for t in e.terms)
+            items.append(HistoryItem(kind="reward", line=e.line, reward=e.total, terms=terms))
+    return items
 
 
 async def attack(
-    game_name: str, seats: Mapping[str, object], attacker_role: str, target: str, register: str,
-    judge: Judge, copy: JudgeCopy, registry: Registry,
+    game_name: str,
+    seats: Mapping[str, object],
+    attacker_role: str,
+    target: str,
+    register: str,
+    judge: Judge,
+    copy: JudgeCopy,
+    registry: Registry,
 ) -> dict[str, object]:
     game = load_game_ref(game_name, registry)
     attacker = seats[attacker_role]
@@ -88,8 +98,14 @@ async def attack(
     # it) and with it the control's figures below are the same on every run.
     key = hashlib.sha256(b"leak-attack test key").digest()
     async with await build_match(
-        game, seats, judge=judge, registry=None, seed=PLAY_SEED, rounds=ROUNDS,  # type: ignore[arg-type]
-        main_roles=(attacker_role,), seed_key=key,
+        game,
+        seats,  # type: ignore[arg-type]
+        judge=judge,
+        registry=None,
+        seed=PLAY_SEED,
+        rounds=ROUNDS,
+        main_roles=(attacker_role,),
+        seed_key=key,
     ) as match:
         result = await match.play()
     assert result.error is None and len(attacker.requests) >= ROUNDS
@@ -97,16 +113,23 @@ async def attack(
     truth = copy.ids(hidden)
     blind = blind_guess(copy, len(truth))
     now = reconstruct(copy, all_items(attacker.requests), target, register)
-    old = reconstruct(copy, old_feedback(attacker, result.events, attacker_role), target, register)
+    old = reconstruct(copy, old_feedback(result.events, attacker_role), target, register)
     legacy_requests = [
         replace(r, seed=derive_seed("move", PLAY_SEED, r.round, r.line, r.role, r.attempt))
         for r in attacker.requests
     ]
     return {
-        "game": game, "hidden": hidden, "truth": truth, "blind": accuracy(blind, truth),
-        "now": accuracy(now or blind, truth), "now_used": now is not None,
-        "old": accuracy(old or blind, truth), "old_used": old is not None, "seed_now": recover_play_seed(attacker.requests, SEED_TRIES),
-        "seed_old": recover_play_seed(legacy_requests, SEED_TRIES), "key": key,
+        "game": game,
+        "hidden": hidden,
+        "truth": truth,
+        "blind": accuracy(blind, truth),
+        "now": accuracy(now or blind, truth),
+        "now_used": now is not None,
+        "old": accuracy(old or blind, truth),
+        "old_used": old is not None,
+        "seed_now": recover_play_seed(attacker.requests, SEED_TRIES),
+        "seed_old": recover_play_seed(legacy_requests, SEED_TRIES),
+        "key": key,
     }
 
 
@@ -120,7 +143,7 @@ async def check(found: dict[str, object], judge: Judge) -> None:
     assert found["now_used"] is False
     assert found["now"] <= found["blind"]  # type: ignore[operator]
     # The same code on the old feedback rebuilds the story: the test detects a leak.
-    assert found["old_used"] is True and found["old"] >= 0.9, found["old"]
+    assert found["old_used"] is True and found["old"] >= 0.9, found["old"]  # type: ignore[operator]
     assert found["old"] > found["blind"] + 0.5  # type: ignore[operator]
     # Seeds: nothing below SEED_TRIES explains what it received; with the old derivation
     # the play seed falls out. The map seed used to be the play seed itself; now even a
@@ -136,7 +159,9 @@ async def check(found: dict[str, object], judge: Judge) -> None:
     assert found["hidden"] in keyed.stories.values()
 
 
-async def test_describe_to_partner_bob_learns_nothing_of_the_story(judge: Judge, copy: JudgeCopy, registry: Registry) -> None:
+async def test_describe_to_partner_bob_learns_nothing_of_the_story(
+    judge: Judge, copy: JudgeCopy, registry: Registry
+) -> None:
     seats = {
         "alice": ListPlayer(["a fisherman and his boat"]),
         "bob": Attacker({"s0": ["the sea", "a boat at night", "fish and nets"]}),
@@ -145,13 +170,27 @@ async def test_describe_to_partner_bob_learns_nothing_of_the_story(judge: Judge,
     await check(found, judge)
 
 
-async def test_censored_message_bob_learns_nothing_of_the_story(judge: Judge, copy: JudgeCopy, registry: Registry) -> None:
+async def test_censored_message_bob_learns_nothing_of_the_story(
+    judge: Judge, copy: JudgeCopy, registry: Registry
+) -> None:
     seats = {
         "alice": ListPlayer(["a fisherman and his boat"]),
         "carol": ListPlayer(["boat"]),
         "bob": Attacker({"t1": ["the sea", "a boat at night", "fish and nets"]}),
     }
     found = await attack("censored_message", seats, "bob", "s", "t1", judge, copy, registry)
+    await check(found, judge)
+
+
+async def test_alternating_guessing_alice_covering_the_alphabet_learns_nothing(
+    judge: Judge, copy: JudgeCopy, registry: Registry
+) -> None:
+    # Issue 24: one character per move until her moves cover every character the story
+    # could hold; the old rule then sent every term over the story in full.
+    alphabet = [c for c in string.printable if not c.isspace()]
+    seats = {"alice": Attacker({"t": alphabet})}
+    found = await attack("alternating_guessing", seats, "alice", "s", "t", judge, copy, registry)
+    assert set(str(found["hidden"])) <= set(alphabet) | {" "}  # covered
     await check(found, judge)
 
 
@@ -186,8 +225,14 @@ async def test_context_seeds_do_not_give_the_play_seed_away() -> None:
     registry = Registry.from_plugin_manager(pm)
     game = load_game_ref("describe_to_partner", registry)
     async with await build_match(
-        game, {"alice": "spy", "bob": "spy"}, judge=NgramJudge(), registry=registry,
-        seed=PLAY_SEED, rounds=2, main_roles=("alice",), seed_key=new_seed_key(),
+        game,
+        {"alice": "spy", "bob": "spy"},
+        judge=NgramJudge(),
+        registry=registry,
+        seed=PLAY_SEED,
+        rounds=2,
+        main_roles=("alice",),
+        seed_key=new_seed_key(),
     ) as match:
         await match.play()
     assert {role for role, _ in spy.seeds} == {"alice", "bob"} and len(spy.seeds) == 3
