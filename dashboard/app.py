@@ -10,6 +10,7 @@ navigation. Pages read everything through `dashboard.context.current()`.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from datetime import date
@@ -36,6 +37,7 @@ from dashboard.filters import (  # noqa: E402
     filters_from_params,
     params_from_filters,
 )
+from dashboard.ui import PAGE_FAILED  # noqa: E402
 
 PAGES = (
     ("views/live.py", "Live", "live", ":material/monitor_heart:"),
@@ -58,6 +60,9 @@ ALL_JUDGES = "(all judges)"
 _INIT = "_filters_from_url"
 _FOLLOWED = "_filters_follow_match"  # the ?match= whose tournament the filter last took
 P_MATCH = "match"
+
+
+log = logging.getLogger(__name__)
 
 
 def database_url(argv: list[str]) -> str:
@@ -204,8 +209,17 @@ def main() -> None:
     pages = {slug: st.Page(path, title=title, url_path=slug, icon=icon)
              for path, title, slug, icon in shown}
     landing = _landing_slug(engine, [slug for _, _, slug, _ in shown])
-    st.navigation([st.Page(_open_page(pages[landing]), title="Xent Arena", url_path="home",
-                           default=True, visibility="hidden"), *pages.values()]).run()
+    navigation = st.navigation([st.Page(_open_page(pages[landing]), title="Xent Arena",
+                                        url_path="home", default=True, visibility="hidden"),
+                                *pages.values()])
+    try:
+        navigation.run()
+    except Exception as error:  # Streamlit's stop/rerun are BaseExceptions and pass through
+        # A page's own failure (an odd link, a database of unexpected shape): one sentence
+        # for the reader; the traceback, with the server's paths, only on the console.
+        log.exception("dashboard page %s failed", navigation.url_path)
+        st.error(f"{PAGE_FAILED} ({type(error).__name__}). The details are in the console "
+                 "that runs `arena dashboard`; open another page or change the filters.")
 
 
 def _landing_slug(engine: Any, slugs: list[str]) -> str:

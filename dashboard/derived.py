@@ -211,13 +211,24 @@ def _arms_rows(curves: Mapping[tuple[str, str], Mapping[str, np.ndarray]]) -> pd
 def game_catalogue(engine: Engine, tournament: str | None) -> pd.DataFrame:
     """Stored games with their header and static-check status (the checker only reads
     code; nothing is run)."""
+    from arena.errors import ArenaError
     from arena.lang.checker import check_program
     from arena.lang.parser import parse_source
 
     frame = data.games(engine, tournament)
     headers, checks = [], []
     for row in frame.itertuples():
-        result = parse_source(str(row.source), str(row.filename or row.name), str(row.dialect))
+        if not str(row.source or "").strip():  # imported results: a game known by name only
+            headers.append("")
+            checks.append("no code stored (imported results)")
+            continue
+        try:
+            result = parse_source(str(row.source), str(row.filename or row.name),
+                                  str(row.dialect))
+        except ArenaError as error:  # e.g. a dialect this version does not know
+            headers.append("")
+            checks.append(str(error).splitlines()[0])
+            continue
         problems = list(result.diagnostics) + check_program(
             result.program, unparsed_lines=result.unparsed_lines)
         headers.append(" / ".join(h.strip() for h in result.program.header))

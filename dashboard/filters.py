@@ -32,32 +32,42 @@ class Filters:
         return replace(self, games=tuple(sorted(games)))
 
 
+# Dates a link may name: beyond these no match was finished, and the far ends overflow
+# date arithmetic and pandas timestamps (?until=9999-12-31 crashed the page).
+EARLIEST, LATEST = date(1970, 1, 1), date(2200, 12, 31)
+_MAX_DIGITS = 18  # an int64; ?round= with 5 000 digits is no round
+
+
 def _date(text: str | None) -> date | None:
     if not text:
         return None
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
         return None
+    return day if EARLIEST <= day <= LATEST else None
 
 
-def _int(text: str | None) -> int | None:
-    try:
-        return None if text is None else int(text)
-    except ValueError:
+def small_int(text: str | None) -> int | None:
+    """A link's integer (ASCII digits, at most 18 of them), else None: `isdigit` also
+    accepts '²', which `int` refuses."""
+    if not text or len(text) > _MAX_DIGITS or not (text.isascii() and text.isdigit()):
         return None
+    return int(text)
 
 
 def filters_from_params(single: Mapping[str, str], games: Sequence[str]) -> Filters:
     """Filters from query parameters (`single`: one value per name; `games`: every ?game=).
-    Unparseable values are ignored rather than fatal: a link stays usable."""
+    Unparseable values are ignored rather than fatal: a link stays usable. Dates out of
+    order are taken as the window they span."""
+    since, until = _date(single.get(P_SINCE)), _date(single.get(P_UNTIL))
     return Filters(
         tournament=single.get(P_TOURNAMENT) or None,
-        snapshot=_int(single.get(P_SNAPSHOT)),
+        snapshot=small_int(single.get(P_SNAPSHOT)),
         games=tuple(sorted(g for g in games if g)),
         judge=single.get(P_JUDGE) or None,
-        since=_date(single.get(P_SINCE)),
-        until=_date(single.get(P_UNTIL)),
+        since=min(since, until) if since and until else since,
+        until=max(since, until) if since and until else until,
     )
 
 

@@ -10,6 +10,8 @@ from dashboard.context import current
 
 _MARKDOWN_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=\"'")
 
+PAGE_FAILED = "This page could not be shown"  # the app's net around each page
+
 
 def plain(text: object) -> str:
     """`text` escaped for the markdown that `st.info`, `st.warning` and `st.error` render:

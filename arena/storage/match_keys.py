@@ -17,6 +17,7 @@ from arena.storage.queries import MATCHES
 
 SHORT_KEY_HEX = 12
 _KEY_REF = re.compile(r"(?:[a-z]+:)?[0-9a-f]{4,64}")
+_MAX_KEY_CHARS = 512
 
 
 def short_key(key: str) -> str:
@@ -28,10 +29,14 @@ def short_key(key: str) -> str:
 def match_id_for_ref(engine: Engine, ref: str) -> int | None:
     """The stored match whose plan key starts with `ref` (a short or full key), or None
     when no match or more than one does."""
-    ref = ref.strip().lower()
-    if not _KEY_REF.fullmatch(ref):
+    ref = ref.strip()
+    if _KEY_REF.fullmatch(ref.lower()):
+        where = MATCHES.c.key.startswith(ref.lower(), autoescape=True)
+    elif 0 < len(ref) <= _MAX_KEY_CHARS:  # an imported match's key ends in the file's own id
+        where = MATCHES.c.key == ref
+    else:
         return None
-    query = select(MATCHES.c.id).where(MATCHES.c.key.startswith(ref, autoescape=True)).limit(2)
+    query = select(MATCHES.c.id).where(where).limit(2)
     with engine.connect() as conn:
         found = list(conn.execute(query).scalars())
     return int(found[0]) if len(found) == 1 else None

@@ -18,6 +18,7 @@ from dashboard import charts, reading, tables
 from dashboard import transcript_frames as tf
 from dashboard.cache import fresh, query
 from dashboard.context import current
+from dashboard.filters import small_int
 from dashboard.seatview import as_received, known_scores, leaks, seat_events, seen_texts
 from dashboard.ui import page_param, plain, set_page_param
 
@@ -187,8 +188,8 @@ if seat is not None:
 
 rounds = sorted({e.round for e in events if e.round > 0}) or [1]
 round_param = page_param("round")
-start = int(round_param) if round_param and round_param.isdigit() and int(round_param) in rounds \
-    else rounds[0]
+linked_round = small_int(round_param)
+start = linked_round if linked_round in rounds else rounds[0]
 current_round = (st.select_slider("Round", rounds, value=start, key=f"r_round_{detail.key}")
                  if len(rounds) > 1 else rounds[0])
 set_page_param("round", str(current_round) if len(rounds) > 1 else None)

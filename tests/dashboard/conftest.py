@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.ui import PAGE_FAILED
 from tests.dashboard import fixture_db
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
@@ -49,4 +50,7 @@ def open_app(arena_db: str, monkeypatch: pytest.MonkeyPatch) -> OpenApp:
 
 
 def no_exception(at: AppTest) -> None:
+    """No exception, neither raised nor caught by the app's net around each page."""
     assert not at.exception, [e.value for e in at.exception]
+    caught = [e.value for e in at.error if PAGE_FAILED in e.value]
+    assert not caught, caught
