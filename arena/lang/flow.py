@@ -54,6 +54,15 @@ def union(origins: Iterable[Origin]) -> Origin:
 
 
 @dataclass
+class _Closure:
+    """What one seat knows: the labels it was given, closed under derivation."""
+
+    given: set[str] = field(default_factory=set)  # the grants taken into account
+    known: set[str] = field(default_factory=set)
+    synced: int = 0  # derived labels (in minting order) checked so far
+
+
+@dataclass
 class Flow:
     """One round's ledger: each register's current origin and each derived label's
     definition. A register it does not list counts as holding an unknown hidden value."""
@@ -61,6 +70,9 @@ class Flow:
     registers: dict[str, Origin] = field(default_factory=dict)
     definitions: dict[str, Sources] = field(default_factory=dict)
     minted: int = 0
+    _derived: list[str] = field(default_factory=list)  # minting order: a topological order
+    _dependents: dict[str, list[str]] = field(default_factory=dict)
+    _closures: dict[str, _Closure] = field(default_factory=dict)
 
     @classmethod
     def public(cls, registers: Iterable[str]) -> Flow:
@@ -73,6 +85,9 @@ class Flow:
         label = f"{name}#{self.minted}"
         if definition:
             self.definitions[label] = definition
+            self._derived.append(label)
+            for part in definition:
+                self._dependents.setdefault(part, []).append(label)
         return label
 
     def atomic(self, name: str) -> Origin:
@@ -91,27 +106,30 @@ class Flow:
             origin = Origin(frozenset({label}), exact=True)
         self.registers[register] = origin
 
-    def knows(self, given: Collection[str], sources: Sources) -> bool:
-        """Can a seat that was given the labels `given` know every label of `sources`?"""
-        known: dict[str, bool] = {}
-        for root in sources:
-            stack = [root]
-            while stack:  # depth first without recursion: loops build long chains
-                label = stack[-1]
-                if label in known:
-                    stack.pop()
-                    continue
-                definition = self.definitions.get(label)
-                if label in given or definition is None:
-                    known[label] = label in given
-                    stack.pop()
-                    continue
-                pending = [part for part in definition if part not in known]
-                if pending:
-                    stack.extend(pending)
-                    continue
-                known[label] = all(known[part] for part in definition)
-                stack.pop()
-            if not known[root]:
-                return False
-        return True
+    def knows(self, seat: str, given: Collection[str], sources: Sources) -> bool:
+        """Does `seat`, given the labels `given` (only ever growing within the round),
+        know every label of `sources`? Kept incrementally per seat: each label becomes
+        known at most once, so a loop's long chain of stores is not walked again."""
+        closure = self._closures.get(seat)
+        if closure is None or not closure.given <= set(given):
+            closure = self._closures[seat] = _Closure()
+        for label in self._derived[closure.synced :]:  # minted since: in topological order
+            if self.definitions[label] <= closure.known:
+                closure.known.add(label)
+        closure.synced = len(self._derived)
+        fresh = [label for label in given if label not in closure.given]
+        closure.given.update(fresh)
+        self._learn(closure, fresh)
+        return sources <= closure.known
+
+    def _learn(self, closure: _Closure, labels: Iterable[str]) -> None:
+        """Add given labels and every derived label they complete."""
+        queue = list(labels)
+        while queue:
+            label = queue.pop()
+            if label in closure.known:
+                continue
+            closure.known.add(label)
+            for dependent in self._dependents.get(label, ()):
+                if dependent not in closure.known and self.definitions[dependent] <= closure.known:
+                    queue.append(dependent)

@@ -35,10 +35,10 @@ FEEDBACK_RESOLUTION_BITS = 0.01
 _DECIMALS = 2  # log10(1 / FEEDBACK_RESOLUTION_BITS)
 
 
-def term_is_seen(term: XentTerm, flow: Flow, given: Collection[str]) -> bool:
-    """Does a seat given the labels `given` know every value `term` scores (target) or
+def term_is_seen(term: XentTerm, flow: Flow, seat: str, given: Collection[str]) -> bool:
+    """Does `seat`, given the labels `given`, know every value `term` scores (target) or
     conditions on (context)? A term of unknown origin is never seen."""
-    return term.sources is not None and flow.knows(given, term.sources)
+    return term.sources is not None and flow.knows(seat, given, term.sources)
 
 
 def full_view(term: XentTerm) -> RewardTermView:
@@ -78,13 +78,14 @@ def signed_sources(terms: Sequence[XentTerm]) -> str:
 
 
 def reward_feedback(
-    amount: XentSum, flow: Flow, given: Collection[str] | None
+    amount: XentSum, flow: Flow, seat: str, given: Collection[str] | None
 ) -> tuple[float, tuple[RewardTermView, ...]]:
-    """The reward total and term views a seat receives; `given=None` for omniscient seats."""
+    """The reward total and term views `seat` receives; `given=None` for omniscient seats."""
     if given is None:
         return amount.total, tuple(full_view(t) for t in amount.terms)
-    seen = [t for t in amount.terms if term_is_seen(t, flow, given)]
-    hidden = [t for t in amount.terms if not term_is_seen(t, flow, given)]
+    shown = {id(t): term_is_seen(t, flow, seat, given) for t in amount.terms}
+    seen = [t for t in amount.terms if shown[id(t)]]
+    hidden = [t for t in amount.terms if not shown[id(t)]]
     views = [full_view(t) for t in seen]
     if hidden:
         views.append(hidden_view(hidden))

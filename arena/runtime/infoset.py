@@ -80,7 +80,7 @@ class InfoSet:
         for origin in public:
             self.see(origin)
         given = None if self.omniscient else self.given
-        total, terms = reward_feedback(amount, flow, given)
+        total, terms = reward_feedback(amount, flow, self.player, given)
         self.history.append(HistoryItem(kind="reward", line=line, reward=total, terms=terms))
 
     def round_score(self) -> float:
