@@ -39,13 +39,13 @@ import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
-from pydantic_core import from_json
 
 from arena.errors import PlayerError
 from arena.protocols.player import MoveRequest
 
 PROTOCOL_VERSION = 1
 _REQUEST = TypeAdapter(MoveRequest)
+_ANY_JSON: TypeAdapter[Any] = TypeAdapter(Any)  # pydantic's parser: bounded nesting depth
 
 
 class Hello(BaseModel):
@@ -113,7 +113,12 @@ def parse_agent_message(text: str) -> MoveReply:
     ``[[[...`` is one error message here, not a `RecursionError` on the organiser's
     console; it also refuses lone surrogates and numbers beyond any float."""
     try:
-        data = from_json(text)
+        data = _ANY_JSON.validate_json(text)
+    except ValidationError as error:  # its text would echo the input: only the reason
+        raise ProtocolError(
+            f"Message is not valid JSON ({error.errors()[0]['msg']}); send one UTF-8 JSON "
+            'object, {"type": "move", "request_id": ..., "moves": {register: text}}.'
+        ) from None
     except ValueError as error:
         raise ProtocolError(
             f"Message is not valid JSON ({error}); send one UTF-8 JSON object, "
