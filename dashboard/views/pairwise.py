@@ -60,4 +60,4 @@ st.subheader("Every pair")
 tables.show(pd.DataFrame(pairs), labels={"a": "row", "b": "column", "p_win": "predicted P(win)",
                                          "win_rate": "observed win fraction",
                                          "wins": "wins (ties half)"},
-            formats={"wins": "%.1f", "comparisons": "%.1f", "difference": "%+.2f"})
+            formats={"wins": "%.1f", "comparisons": "%d", "difference": "%+.2f"})
