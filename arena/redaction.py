@@ -13,18 +13,25 @@ from collections.abc import Mapping
 from typing import Any
 
 _SECRET_PARAM = re.compile(r"(api[_-]?key|secret|token|passw(or)?d|auth)$", re.IGNORECASE)
+# Sizes and counts of tokens are no secret: a typo such as `max_new_token` is shown.
+_COUNT_PARAM = re.compile(r"^(max|min|num|n)[_-]", re.IGNORECASE)
 _KEY_LIKE = re.compile(
     r"(sk-[A-Za-z0-9_\-]{12,}|sk_[A-Za-z0-9_\-]{12,}|AIza[0-9A-Za-z_\-]{20,}|hf_[A-Za-z0-9]{20,}"
     r"|gh[pousr]_[A-Za-z0-9]{20,}|xox[abp]-[A-Za-z0-9\-]{10,})"
 )
-_PARAM = re.compile(r"([?&])([^=&?]+)=([^&]*)")
+# A value ends at '&' and, since specs are quoted inside sentences, at a quote or space.
+_PARAM = re.compile(r"([?&])([^=&?\s'\"]+)=([^&\s'\"]*)")
 # user:password@ in a URL, plain or percent-encoded (as in a spec's query string)
 _URL_USER = re.compile(r"(://|%3A%2F%2F)((?:(?!%40)[^/@\s?#&])+)(@|%40)", re.IGNORECASE)
 
 
 def is_secret_param(name: str) -> bool:
     """Whether a spec parameter name looks like it carries a literal secret."""
-    return bool(_SECRET_PARAM.search(name)) and not name.lower().endswith("_env")
+    return (
+        bool(_SECRET_PARAM.search(name))
+        and not name.lower().endswith("_env")
+        and not _COUNT_PARAM.match(name)
+    )
 
 
 def looks_like_key(text: str) -> bool:

@@ -83,7 +83,7 @@ def test_playability_reports_the_papers_verdicts_next_to_the_single_sample_check
     assert (levels["maps"], levels["theta"], levels["levels"], levels["epsilon"]) == (3, 0.5, 2, 0.2)
     assert 0.0 <= levels["p_increasing"] <= 1.0 and isinstance(levels["playable_levels"], bool)
     bad = arena("playability", "single_text", "--judge", "ngram", "--theta", "0")
-    assert bad.returncode == 2 and "theta > 0" in bad.stderr + bad.stdout
+    assert bad.returncode == 2 and "--theta" in bad.stderr and "not a finite positive number" in bad.stderr
     assert "Traceback" not in bad.stderr
 
 

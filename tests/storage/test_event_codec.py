@@ -31,7 +31,6 @@ REPEATING = (
     "reveal(alice, s)\n"
     "replay(flag_2, 250)\n"
     "elicit(alice, t, 3)\n"
-    "reward(alice, xed(t | s))\n"
 )
 # The same, but the revealed text grows by one character each pass: nothing repeats.
 GROWING = REPEATING.replace(

@@ -257,9 +257,10 @@ def test_the_run_and_matches_commands(tmp_path: Path, capsys: pytest.CaptureFixt
     assert cli(["run", str(path), "--db", db, "--no-progress"]) == 0
     assert "done: 12 match(es) stored" in capsys.readouterr().out
     assert cli(["matches", "--tournament", "small", "--db", db, "--limit", "3"]) == 0
-    header, *lines = capsys.readouterr().out.strip().splitlines()
+    header, *lines, more = capsys.readouterr().out.strip().splitlines()
     assert header.split()[:4] == ["match", "game", "map", "status"]
     assert len(lines) == 3 and all(" done " in line and "(npc)" in line for line in lines)
+    assert more == "Showing the latest 3 of 12 stored matches (use --limit 12 to see them all)."
     assert cli(["matches", "-t", "small", "--db", db, "--status", "error"]) == 0
     assert capsys.readouterr().out == "No error matches in tournament 'small'.\n"
     assert cli(["matches", "--tournament", "smal", "--db", db]) == 2

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from itertools import combinations
 from pathlib import Path
 
@@ -144,15 +145,17 @@ def test_ratings_agree_with_the_stored_matches(mini: str) -> None:
         app, ["ratings", "-t", "mini", "--db", mini, "--json", "--resamples", "100", "--seed", "4"]
     )
     assert json.loads(result.output) == json.loads(json.dumps(expected))
-    # the winner of each comparable (game, role, map) group decides the order
+    # the winner of each comparable (game, role, map) group decides the order, each game
+    # weighing the same in all (the fit weights games alike)
     wins = {"alpha": 0.0, "beta": 0.0}
     groups: dict[tuple[object, ...], dict[str, float]] = {}
     for rec in records:
         groups.setdefault(rec.comparability_key(), {})[rec.main.participant] = rec.main.score or 0.0
-    for scores in groups.values():
-        a, b = scores["alpha"], scores["beta"]
-        wins["alpha"] += 1.0 if a > b else 0.5 if a == b else 0.0
-        wins["beta"] += 1.0 if b > a else 0.5 if a == b else 0.0
+    per_game = Counter(str(key[0]) for key in groups)
+    for key, scores in groups.items():
+        a, b, weight = scores["alpha"], scores["beta"], 1.0 / per_game[str(key[0])]
+        wins["alpha"] += weight * (1.0 if a > b else 0.5 if a == b else 0.0)
+        wins["beta"] += weight * (1.0 if b > a else 0.5 if a == b else 0.0)
     by_name = {r["participant"]: r for r in expected}
     assert set(by_name) == {"alpha", "beta"}  # the NPC is never rated
     assert by_name["alpha"]["n_comparisons"] == by_name["beta"]["n_comparisons"] == len(groups)
