@@ -38,9 +38,9 @@ STALE_AFTER_S = 60.0
 # A match in flight keeps its latest events in its live row (schema v9), bounded: at most
 # LIVE_EVENTS events, each string cut at LIVE_TEXT_CHARS, LIVE_CHARS characters in all (the
 # oldest go first). The whole transcript is stored when the match ends.
-LIVE_EVENTS = 200
+LIVE_EVENTS = 100
 LIVE_TEXT_CHARS = 4_000
-LIVE_CHARS = 200_000
+LIVE_CHARS = 50_000
 
 
 # ------------------------------------------------------------------------------ records
