@@ -18,11 +18,13 @@ import logging
 import os
 import socket
 import time
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, replace
 
 from arena.events import Event
 from arena.storage import FinishedMatch, Store
 from arena.storage.live import (
+    LIVE_EVENTS,
     PLAYING,
     PREPARING,
     MatchInFlight,
@@ -71,6 +73,7 @@ class LiveReporter:
         self._interval_s, self._beat_s = interval_s, beat_s
         self._counts = _Counts()
         self._in_flight: dict[str, MatchInFlight] = {}
+        self._events: dict[str, deque[Event]] = {}  # each match's latest (LIVE_EVENTS)
         self._status = "running"
         self._started_at = utcnow()
         self._clock = MatchClock()
@@ -101,9 +104,14 @@ class LiveReporter:
         self._changed = True
 
     def on_event(self, event: Event, key: str) -> None:
-        """Follow the round a match in flight is playing (from its events)."""
+        """Follow a match in flight: its round and its latest events (written with the next
+        heartbeat, so at most once per `interval_s`)."""
         found = self._in_flight.get(key)
-        if found is not None and event.round > found.round:
+        if found is None:
+            return
+        self._events.setdefault(key, deque(maxlen=LIVE_EVENTS)).append(event)
+        self._changed = True
+        if event.round > found.round:
             self._in_flight[key] = MatchInFlight(
                 found.run_id, found.key, found.game, found.seats, event.round, found.rounds,
                 found.started_at,
@@ -112,6 +120,7 @@ class LiveReporter:
 
     def match_ended(self, key: str) -> None:
         self._in_flight.pop(key, None)
+        self._events.pop(key, None)
         self._changed = True
 
     def stored(self, match: FinishedMatch, written: bool) -> None:
@@ -125,6 +134,7 @@ class LiveReporter:
     def finish(self, status: str) -> None:
         self._status = status
         self._in_flight.clear()
+        self._events.clear()
         self._changed = True
 
     # ------------------------------------------------------------------ writer task
@@ -164,7 +174,8 @@ class LiveReporter:
     async def _write(self) -> None:
         self._changed = False
         progress = self.progress()
-        flying = list(self._in_flight.values())
+        flying = [replace(m, events=tuple(self._events.get(k, ()))) for k, m in
+                  self._in_flight.items()]
         judge = None
         if self._metrics is not None:
             try:

@@ -19,6 +19,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, Table, select
 from sqlalchemy.engine import Connection
 
+from arena.events import EVENT_ADAPTER, Event
+from arena.redaction import redact_tree
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
 
@@ -33,6 +35,12 @@ RUNNING = "running"
 PREPARING = "preparing"  # a run's phases: making its maps, then playing its matches
 PLAYING = "playing"
 STALE_AFTER_S = 60.0
+# A match in flight keeps its latest events in its live row (schema v9), bounded: at most
+# LIVE_EVENTS events, each string cut at LIVE_TEXT_CHARS, LIVE_CHARS characters in all (the
+# oldest go first). The whole transcript is stored when the match ends.
+LIVE_EVENTS = 100
+LIVE_TEXT_CHARS = 4_000
+LIVE_CHARS = 50_000
 
 
 # ------------------------------------------------------------------------------ records
@@ -88,6 +96,7 @@ class MatchInFlight:
     round: int  # 0 before its first round
     rounds: int
     started_at: datetime
+    events: tuple[Event, ...] = ()  # its latest events so far (bounded: `LIVE_EVENTS`)
 
 
 @dataclass(frozen=True)
@@ -217,7 +226,49 @@ def _match_row(match: MatchInFlight) -> dict[str, object]:
         "round": match.round,
         "rounds": match.rounds,
         "started_at": match.started_at,
+        "events_json": encode_live_events(match.events) if match.events else None,
     }
+
+
+def _cut(value: object) -> object:
+    if isinstance(value, str):
+        if len(value) > LIVE_TEXT_CHARS:
+            return value[:LIVE_TEXT_CHARS] + f" [... {len(value) - LIVE_TEXT_CHARS:,} more]"
+        return value
+    if isinstance(value, dict):
+        return {k: _cut(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(v) for v in value]
+    return value
+
+
+def encode_live_events(events: Sequence[Event]) -> str:
+    """A match's latest events as its live row stores them: every string redacted
+    (`redact_tree`) and cut, at most `LIVE_EVENTS` events and about `LIVE_CHARS` characters
+    (the newest kept)."""
+    kept: list[str] = []
+    size = 2
+    for event in reversed(events[-LIVE_EVENTS:]):
+        text = json.dumps(_cut(redact_tree(event.model_dump(mode="json"))),
+                          ensure_ascii=False, separators=(",", ":"))
+        if size + len(text) + 1 > LIVE_CHARS and kept:
+            break
+        kept.append(text)
+        size += len(text) + 1
+    return "[" + ",".join(reversed(kept)) + "]"
+
+
+def decode_live_events(text: str | None) -> tuple[Event, ...]:
+    """The events `encode_live_events` stored (an unreadable one is skipped)."""
+    if not text:
+        return ()
+    out = []
+    for item in json.loads(text):
+        try:
+            out.append(EVENT_ADAPTER.validate_python(item))
+        except ValueError:
+            continue
+    return tuple(out)
 
 
 def _judge_row(judge: JudgeHealth) -> dict[str, object]:
@@ -285,8 +336,11 @@ def live_runs(
     return out
 
 
-def matches_in_flight(engine: Engine, run_id: int | None = None) -> list[MatchInFlight]:
-    """Matches being played (of one run, or of every run), the oldest first."""
+def matches_in_flight(
+    engine: Engine, run_id: int | None = None, *, with_events: bool = False
+) -> list[MatchInFlight]:
+    """Matches being played (of one run, or of every run), the oldest first (`with_events`:
+    with their latest events)."""
     query = select(LIVE_MATCHES).order_by(LIVE_MATCHES.c.started_at, LIVE_MATCHES.c.id)
     if run_id is not None:
         query = query.where(LIVE_MATCHES.c.run_id == run_id)
@@ -297,9 +351,19 @@ def matches_in_flight(engine: Engine, run_id: int | None = None) -> list[MatchIn
             run_id=r["run_id"], key=r["key"], game=r["game"],
             seats=tuple((s["role"], s["participant"]) for s in json.loads(r["seats_json"])),
             round=r["round"], rounds=r["rounds"], started_at=_aware(r["started_at"]),
+            events=decode_live_events(r["events_json"]) if with_events else (),
         )
         for r in rows
     ]
+
+
+def live_match_events(engine: Engine, key: str) -> tuple[Event, ...]:
+    """The latest events of the match in flight with plan key `key` (empty when it is not
+    in flight, or no event was written yet)."""
+    query = select(LIVE_MATCHES.c.events_json).where(LIVE_MATCHES.c.key == key)
+    with engine.connect() as conn:
+        found = conn.execute(query.order_by(LIVE_MATCHES.c.id.desc())).first()
+    return () if found is None else decode_live_events(found[0])
 
 
 def judge_pool_health(engine: Engine, run_id: int) -> JudgeHealth | None:

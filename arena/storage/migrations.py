@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 from arena.storage import tables
 from arena.storage.engine import StorageError, describe, is_read_only, write_engine
 
-CURRENT_VERSION = 8
+CURRENT_VERSION = 9
 
 Migration = Callable[[Connection], None]
 
@@ -103,8 +103,14 @@ def _to_v8(connection: Connection) -> None:
     _add_columns(connection, tables.LiveRun, ("phase", "maps_done", "maps_total"))
 
 
+def _to_v9(connection: Connection) -> None:
+    """Matches in flight carry their latest events (redacted, bounded), so a dashboard
+    follows a match move by move while it is played (NULL for older rows)."""
+    _add_columns(connection, tables.LiveMatch, ("events_json",))
+
+
 MIGRATIONS: dict[int, Migration] = {
-    2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5, 6: _to_v6, 7: _to_v7, 8: _to_v8,
+    2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5, 6: _to_v6, 7: _to_v7, 8: _to_v8, 9: _to_v9,
 }
 
 

@@ -316,6 +316,10 @@ class LiveMatch(SQLModel, table=True):
     round: int = Field(default=0, description="the round being played (0: not started)")
     rounds: int
     started_at: datetime = Field(default_factory=utcnow)
+    events_json: str | None = Field(
+        default=None, sa_column=_text(nullable=True),
+        description="its latest events so far, redacted and bounded (schema v9; NULL before)",
+    )
 
 
 class LiveJudge(SQLModel, table=True):

@@ -32,6 +32,7 @@ from dashboard.data.history import (
 )
 from dashboard.data.live import (
     LIVE_COLUMNS,
+    live_events,
     live_judges,
     live_match,
     live_matches,
@@ -85,6 +86,7 @@ __all__ = [
     "head_to_head",
     "joined_matches",
     "judge_specs",
+    "live_events",
     "live_judges",
     "live_match",
     "live_matches",

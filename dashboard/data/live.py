@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 from sqlalchemy import Engine, case, func, select
 
+from arena.events import Event
 from arena.storage.queries import (  # the table handles have one home
     MATCHES,
     SEATS,
@@ -183,6 +184,14 @@ def match_id_for_key(engine: Engine, key: str) -> int | None:
     with engine.connect() as conn:
         found = conn.execute(select(MATCHES.c.id).where(MATCHES.c.key == key)).scalar()
     return None if found is None else int(found)
+
+
+def live_events(engine: Engine, key: str) -> tuple[Event, ...]:
+    """The latest events of the match in flight with plan key `key`, as its live row holds
+    them (redacted, bounded); empty when none."""
+    from arena.storage.live import live_match_events
+
+    return live_match_events(engine, key)
 
 
 def live_match(engine: Engine, key: str) -> pd.DataFrame:

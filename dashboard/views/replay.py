@@ -31,9 +31,9 @@ Rewards = Sequence[tuple[str, float, bool, Sequence[SeatRewardTerm]]]
 
 
 def follow_live(key: str) -> None:
-    """A match still being played: its progress, until it is stored; then its replay.
-    (Transcripts are stored when a match ends; while it plays, the live state records its
-    round, not its moves.)"""
+    """A match still being played: its progress and its moves so far (the latest events its
+    live row holds, refreshed every few seconds), until it is stored; then its replay. Only
+    the referee view: a seat's view needs the stored transcript."""
 
     @st.fragment(run_every=FOLLOW_S)
     def poll() -> None:
@@ -45,9 +45,18 @@ def follow_live(key: str) -> None:
         row = fresh("live_match", key)
         if len(row):
             st.info("This match is being played; its replay opens here as soon as it is "
-                    "stored (checked every few seconds). Its moves are stored when it ends: "
-                    "until then only its round is known.")
+                    "stored (checked every few seconds). Until then its moves appear below "
+                    "as they are played, as the referee sees them (referee view only: the "
+                    "seats' views open with the stored match).")
             tables.show(row.drop(columns=["key"]))
+            events = fresh("live_events", key)
+            if events:
+                st.markdown("**Moves so far**")
+                tables.show(tf.moves(events))
+                st.markdown("**Latest events** (referee view)")
+                tables.show(tf.event_table(events))
+            else:
+                st.caption("No move played yet.")
         else:
             st.warning("No match with this key is stored or being played: it may have "
                        "failed, or its run stopped. Pick a match on the Matches page.")

@@ -99,3 +99,35 @@ def test_the_replay_follows_a_match_in_flight_and_opens_a_stored_one(
     assert at.query_params["match"] == short_key(stored_key) and "key" not in at.query_params
     at = open_app("views/replay.py", {"key": "never-played"}, url=url)
     assert any("No match with this key" in w.value for w in at.warning)
+
+
+def test_the_replay_shows_the_moves_of_a_match_in_flight(
+    open_app: OpenApp, arena_db: str, tmp_path: Path
+) -> None:
+    from arena.events import EVENT_ADAPTER
+
+    url = copy_db(arena_db, tmp_path)
+    store = Store.open(url)
+    try:
+        with store.engine.connect() as conn:
+            found = conn.exec_driver_sql(
+                "SELECT id, tournament_id FROM runs ORDER BY id DESC").first()
+        assert found is not None
+        run_id, tournament_id = found
+        progress = RunProgress(run_id=run_id, tournament_id=tournament_id, status="running",
+                               total=5, done_before=4)
+        move = EVENT_ADAPTER.validate_python({
+            "type": "elicit_response", "round": 1, "line": 2, "player": "black", "cut": False,
+            "values": {"t": "a move played just now"}})
+        flight = MatchInFlight(run_id=run_id, key="in-flight-key", game="zerosum",
+                               seats=(("black", "alpha"), ("white", "beta")), round=1,
+                               rounds=3, started_at=datetime.now(UTC), events=(move,))
+        write_live(store.engine, progress, [flight])
+    finally:
+        store.close()
+    at = open_app("views/replay.py", {"key": "in-flight-key"}, url=url)
+    no_exception(at)
+    assert any("referee view only" in i.value for i in at.info)
+    cells = [str(v) for d in at.dataframe for v in d.value.to_numpy().ravel()]
+    assert "a move played just now" in cells
+    assert all(s.label != "View as" for s in at.selectbox)  # no seat view in flight

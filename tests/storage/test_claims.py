@@ -70,7 +70,7 @@ def test_a_version_5_database_upgrades_to_the_current_schema_keeping_its_matches
     store = Store.open(url)
     try:
         with store.engine.connect() as conn:
-            assert schema_version(conn) == CURRENT_VERSION == 8
+            assert schema_version(conn) == CURRENT_VERSION == 9
             for table in ("match_claims", "finetune_verdicts", "transfer_values", "scopes"):
                 assert inspect(conn).has_table(table)
             assert inspect(conn).has_table("scope_games")

@@ -149,7 +149,7 @@ def test_a_version_7_database_gains_the_phase_columns(tmp_path: Path) -> None:
     store = Store.open(url)
     try:
         with store.engine.connect() as conn:
-            assert schema_version(conn) == CURRENT_VERSION == 8
+            assert schema_version(conn) == CURRENT_VERSION >= 8
             columns = {c["name"] for c in inspect(conn).get_columns("live_runs")}
         assert {"phase", "maps_done", "maps_total"} <= columns
     finally:
