@@ -7,7 +7,6 @@ provider's API key, and the user:password part of a URL all become ***.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -74,10 +73,3 @@ def redact_tree(value: Any) -> Any:
         return [redact_tree(v) for v in value]
     return value
 
-
-def redact_json(text: str) -> str:
-    """A JSON document with every string in it redacted (unchanged when nothing in it can
-    be a secret, the common case, so stored events keep their exact text)."""
-    if not _MAYBE_SECRET.search(text):
-        return text
-    return json.dumps(redact_tree(json.loads(text)), ensure_ascii=False, separators=(",", ":"))

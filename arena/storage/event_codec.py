@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from arena.events import Event, event_from_json
@@ -129,7 +129,3 @@ def _restore(value: Any, texts: dict[str, str]) -> Any:
         return [_restore(v, texts) for v in value]
     return value
 
-
-def stored_size(payloads: Sequence[str]) -> int:
-    """Characters the payloads take in the database."""
-    return sum(len(p) for p in payloads)

@@ -11,9 +11,11 @@ import pytest
 
 from arena.cli import main as cli_main
 from arena.errors import ConfigError, PlayerError
-from arena.redaction import redact_json, redact_params
+from arena.events import Forfeit, Reveal
+from arena.redaction import redact_params
 from arena.registry import Registry
 from arena.storage import sqlite_url
+from arena.storage.event_codec import decode_events, encode_events
 from players.openai_compat_server import ServerState, start_server
 from tests.tournaments import arena_fixtures as fx
 from tournaments.run_config import run_file
@@ -69,11 +71,15 @@ def test_error_sentences_are_redacted() -> None:
 def test_stored_params_and_events_are_redacted() -> None:
     params = {"api_base": f"http://u:{PASSWORD}@h/v1", "token": "plain", "words": "3"}
     assert redact_params(params) == {"api_base": "http://***@h/v1", "token": "***", "words": "3"}
-    event = '{"reason":"player \'m?api_key=' + KEY + '&t=1\' failed","bits":[1.0,2.5]}'
-    redacted = redact_json(event)
-    assert KEY not in redacted and '"bits":[1.0,2.5]' in redacted
-    plain = '{"text":"the cat sat","bits":[0.5]}'
-    assert redact_json(plain) is plain  # nothing to redact: stored byte for byte
+    # every stored event goes through the storage codec, which redacts each string
+    leaky = Forfeit(round=1, line=2, player="black", reason=f"player 'm?api_key={KEY}&t=1' failed")
+    plain = Reveal(round=1, line=3, player="alice", values={"s": "the cat sat"})
+    payloads = encode_events([leaky, plain])
+    assert KEY not in "".join(payloads)
+    stored_leaky, stored_plain = decode_events(payloads)
+    assert isinstance(stored_leaky, Forfeit)
+    assert stored_leaky.reason == "player 'm?api_key=***&t=1' failed"
+    assert stored_plain == plain  # nothing to redact: stored as it was
 
 
 def test_schedule_add_never_echoes_a_password(
