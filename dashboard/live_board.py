@@ -6,8 +6,9 @@ for the run's final snapshot.
 It is the computation `arena ratings` makes (`tournaments.ratings.service.compute_ratings`:
 Bradley–Terry, match bootstrap with games weighted alike, rank ranges, provisional marks)
 over the same done matches, read through the dashboard's seat table, with fewer bootstrap
-resamples (`LIVE_RESAMPLES`) so it stays quick over 100 000 matches; the stored snapshot
-written after the run has the full 1 000.
+resamples (`LIVE_RESAMPLES`); the stored snapshot written after the run has the full 1 000.
+It takes seconds up to about 10 000 stored matches; past `LIVE_MAX_MATCHES` the page shows
+the latest snapshot instead.
 """
 
 from __future__ import annotations
