@@ -3,7 +3,7 @@ the playability verdicts (paper Definition 33) and the normalisations (SCORING.m
 paper Definition 42).
 
 Pure functions of numbers: the analysis tools (`arena games playability`) call them on the
-rounds they just played, the ratings (`tournaments.ratings.normalisation`) on stored match
+rounds they just played, the ratings (`arena.tournaments.ratings.normalisation`) on stored match
 records, so both read a forfeit, a running max or a normalised score the same way.
 
 Forfeit floor (SCORING.md section 1): in numeric averages a forfeited round counts as the

@@ -2,7 +2,7 @@
 
 1. Leaderboard latency: over a database of N stored matches, one more match is stored (a
    new participant, so the board must change) and the Leaderboard's data function
-   (`dashboard.live_board.live_board`, what the page shows between snapshots) is called
+   (`arena.dashboard.live_board.live_board`, what the page shows between snapshots) is called
    until it lists the newcomer: seconds from the write to that answer. On screen the page
    adds at most its reload period (`REFRESH_S` of the Leaderboard, 3 s).
 2. ETA error: a real tournament (real executor, SQLite, heartbeat) whose maps are slow to
@@ -95,8 +95,8 @@ def registry() -> Registry:
 
 def leaderboard_latency(db: str, tournament: str, like_key: str) -> dict[str, float]:
     """Seconds from storing one more match to `live_board` listing its new participant."""
+    from arena.dashboard.live_board import done_matches, live_board
     from arena.storage.read_only import open_read_only
-    from dashboard.live_board import done_matches, live_board
 
     reader = open_read_only(db)
     store = Store.open(db)
@@ -142,8 +142,8 @@ async def _eta_run(directory: Path, maps: int, delay: float, move: float,
                    at: float) -> dict[str, float]:
     from arena.storage import sqlite_url
     from arena.storage.live import live_runs
+    from arena.tournaments.run_config import run_file
     from tests.tournaments import arena_fixtures as fx
-    from tournaments.run_config import run_file
 
     fx.write_games(directory, ["condense.xgl"])
     path = directory / "eta.toml"

@@ -13,8 +13,8 @@ import math
 import time
 from collections.abc import Sequence
 
+from arena.judges.hf import HFJudge
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
-from judges.hf import HFJudge
 
 LN2 = math.log(2.0)
 

@@ -61,7 +61,7 @@ from arena.storage import (  # noqa: E402
 )
 from arena.storage.snapshot_draws import encode_draws  # noqa: E402
 from arena.storage.snapshots import save_rating_snapshot  # noqa: E402
-from tournaments.ratings import percentile_intervals, rank_ranges  # noqa: E402
+from arena.tournaments.ratings import percentile_intervals, rank_ranges  # noqa: E402
 
 APP = ROOT / "dashboard" / "app.py"
 TOURNAMENT = "bench"
@@ -110,7 +110,7 @@ def build(path: Path, matches: int) -> dict[str, float]:
     (directory / "replay_game.xgl").write_text(REPLAY_GAME, encoding="utf-8")
     replay_file = directory / "replay.toml"
     replay_file.write_text(REPLAY_TOURNAMENT, encoding="utf-8")
-    from tournaments.run_config import run_file
+    from arena.tournaments.run_config import run_file
 
     db = sqlite_url(path)
     asyncio.run(run_file(replay_file, db=db))

@@ -42,7 +42,7 @@ def make_model(size: str, folder: Path) -> None:
     import torch
     from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
-    from judges.bundled_judge import bundled_model_path
+    from arena.judges.bundled_judge import bundled_model_path
 
     tokenizer = AutoTokenizer.from_pretrained(str(bundled_model_path()))
     n_layer, n_embd, n_head = SIZES[size]
@@ -56,8 +56,8 @@ def make_model(size: str, folder: Path) -> None:
 
 
 def workload(n: int, seed: int) -> list[Any]:
+    from arena.judges.training.corpus import generate_stories
     from arena.protocols.judge import ScoreRequest
-    from judges.training.corpus import generate_stories
 
     rng = random.Random(seed)
     stories = [s.text for s in generate_stories(n, seed)]
@@ -102,7 +102,7 @@ async def in_process(spec: str, requests: list[Any], concurrency: int) -> dict[s
 async def ray_actor(spec: str, requests: list[Any], concurrency: int, gpus: float) -> dict[str, Any]:
     import ray
 
-    from tournaments.executors.ray_judge import RayJudge, start_judge_actors
+    from arena.tournaments.executors.ray_judge import RayJudge, start_judge_actors
 
     ray.init(num_cpus=4, num_gpus=int(gpus > 0), include_dashboard=False, log_to_driver=False)
     try:

@@ -51,6 +51,11 @@ from typing import Any
 
 import torch
 
+from arena.judges.hf import HFJudge
+from arena.judges.hf_forward import attention_width, base_and_head, score_batch, score_packed
+from arena.judges.packing import plan_rows, trie_size
+from arena.judges.pool import JudgePool
+from arena.judges.training.corpus import general_vocabulary, make_story
 from arena.lang import ast
 from arena.lang.loader import load_game
 from arena.protocols.judge import (
@@ -66,11 +71,6 @@ from arena.runtime.match import MatchConfig, MatchResult, active_players, play_m
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy, Seat
 from benchmarks._reference_scorer import ReferenceScorer
-from judges.hf import HFJudge
-from judges.hf_forward import attention_width, base_and_head, score_batch, score_packed
-from judges.packing import plan_rows, trie_size
-from judges.pool import JudgePool
-from judges.training.corpus import general_vocabulary, make_story
 
 # One story (condense, single_text), three stories (synthesize), long conditioning prefixes
 # (two_ways: opener + a whole story before the move), ensures (horizon, single_text),
@@ -316,7 +316,7 @@ def _sync(device: str) -> None:
 
 
 def bundled_judge(device: str, max_batch_tokens: int) -> HFJudge:
-    from judges.bundled_judge import bundled_model_path
+    from arena.judges.bundled_judge import bundled_model_path
 
     return HFJudge.from_pretrained(
         str(bundled_model_path()), device=device, name="bundled", max_batch_tokens=max_batch_tokens
@@ -325,15 +325,15 @@ def bundled_judge(device: str, max_batch_tokens: int) -> HFJudge:
 
 def bench_tokenizer() -> Any:
     """The bundled judge's tokenizer, or a small BPE trained here (no downloads)."""
-    from judges.bundled_judge import bundled_model_path
+    from arena.judges.bundled_judge import bundled_model_path
 
     try:
         from transformers import AutoTokenizer
 
         return AutoTokenizer.from_pretrained(str(bundled_model_path()))
     except Exception:  # checkpoint missing: train a tokenizer on the corpus
-        from judges.training.corpus import generate_corpus
-        from judges.training.train import train_tokenizer
+        from arena.judges.training.corpus import generate_corpus
+        from arena.judges.training.train import train_tokenizer
 
         return train_tokenizer(generate_corpus(3000, seed=5), 3000)
 

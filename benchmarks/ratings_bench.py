@@ -13,10 +13,10 @@ import time
 
 import numpy as np
 
-from tournaments.ratings.bootstrap import bootstrap, expected_match_counts
-from tournaments.ratings.bradley_terry import fit
-from tournaments.ratings.comparisons import comparisons_from_records
-from tournaments.ratings.synthetic import synthetic_matches
+from arena.tournaments.ratings.bootstrap import bootstrap, expected_match_counts
+from arena.tournaments.ratings.bradley_terry import fit
+from arena.tournaments.ratings.comparisons import comparisons_from_records
+from arena.tournaments.ratings.synthetic import synthetic_matches
 
 
 def main() -> None:

@@ -41,11 +41,11 @@ from arena.protocols.player import MoveRequest
 from arena.registry import Registry
 from arena.specs import Spec
 from arena.storage import Store, sqlite_url
-from tournaments.config import parse_tournament
-from tournaments.executor import RunSummary, run_tournament
-from tournaments.executors.ray_executor import RayExecutor
-from tournaments.executors.ray_judge import start_judge_actors
-from tournaments.prepare import PreparedTournament, prepare_tournament
+from arena.tournaments.config import parse_tournament
+from arena.tournaments.executor import RunSummary, run_tournament
+from arena.tournaments.executors.ray_executor import RayExecutor
+from arena.tournaments.executors.ray_judge import start_judge_actors
+from arena.tournaments.prepare import PreparedTournament, prepare_tournament
 
 REGISTRY_REF = "benchmarks.scale_bench:registry"
 

@@ -4,7 +4,7 @@
 
 It opens the database read-only, refuses with one clear sentence a database it cannot show,
 puts the global filters in the sidebar and the URL, and runs the page picked in the
-navigation. Pages read everything through `dashboard.context.current()`.
+navigation. Pages read everything through `arena.dashboard.context.current()`.
 """
 
 from __future__ import annotations
@@ -18,26 +18,28 @@ from pathlib import Path
 from typing import Any
 
 _ROOT = Path(__file__).resolve().parent.parent
-if str(_ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, not the repo
+# `streamlit run` puts dashboard/ on the path; a source checkout also needs the repository
+# (where arena/ is) — an installed arena is importable already.
+if (_ROOT / "arena" / "__init__.py").exists() and str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
 import streamlit as st  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from arena.errors import ArenaError  # noqa: E402
-from arena.storage import default_db_url  # noqa: E402
-from dashboard import data  # noqa: E402
-from dashboard.cache import query_at  # noqa: E402
-from dashboard.context import Context, engine_for, set_current  # noqa: E402
-from dashboard.database import check_database  # noqa: E402
-from dashboard.filters import (  # noqa: E402
+from arena.dashboard import data  # noqa: E402
+from arena.dashboard.cache import query_at  # noqa: E402
+from arena.dashboard.context import Context, engine_for, set_current  # noqa: E402
+from arena.dashboard.database import check_database  # noqa: E402
+from arena.dashboard.filters import (  # noqa: E402
     GLOBAL_PARAMS,
     P_GAME,
     Filters,
     filters_from_params,
     params_from_filters,
 )
-from dashboard.ui import PAGE_FAILED  # noqa: E402
+from arena.dashboard.ui import PAGE_FAILED  # noqa: E402
+from arena.errors import ArenaError  # noqa: E402
+from arena.storage import default_db_url  # noqa: E402
 
 PAGES = (
     ("views/live.py", "Live", "live", ":material/monitor_heart:"),

@@ -1,6 +1,6 @@
-"""Running-max (arms_k) curves straight from the `dashboard.data.scored_seats` table, with
-numpy and pandas: the same numbers as `tournaments.ratings.normalisation.arms_curves` over
-`dashboard.data.match_records` of that table, without building 100 000 record objects and
+"""Running-max (arms_k) curves straight from the `arena.dashboard.data.scored_seats` table, with
+numpy and pandas: the same numbers as `arena.tournaments.ratings.normalisation.arms_curves` over
+`arena.dashboard.data.match_records` of that table, without building 100 000 record objects and
 looping over them in Python (the Xent-measure and Playability pages' cold cost).
 
 The conventions are the records version's (its module docstring): only rated (main) seats

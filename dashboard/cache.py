@@ -1,4 +1,5 @@
-"""The cached layer over `dashboard.data` and `dashboard.derived`: every call is keyed by the
+"""The cached layer over `arena.dashboard.data` and `arena.dashboard.derived`: every call is
+keyed by the
 database URL, the data watermark (last match / snapshot / run id) and its arguments, so new
 data shows at once and unchanged data is never read twice."""
 
@@ -9,9 +10,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import data, derived
-from dashboard.context import current, engine_for
-from dashboard.filters import Filters
+from arena.dashboard import data, derived
+from arena.dashboard.context import current, engine_for
+from arena.dashboard.filters import Filters
 
 _MODULES = {"data": data, "derived": derived}
 
@@ -25,13 +26,13 @@ def _call(
 
 
 def query(name: str, *args: Any, **kwargs: Any) -> Any:
-    """`dashboard.data.<name>(engine, *args, **kwargs)`, cached."""
+    """`arena.dashboard.data.<name>(engine, *args, **kwargs)`, cached."""
     ctx = current()
     return _call("data", name, ctx.url, ctx.watermark, args, tuple(sorted(kwargs.items())))
 
 
 def compute(name: str, *args: Any, **kwargs: Any) -> Any:
-    """`dashboard.derived.<name>(engine, *args, **kwargs)` (ratings and normalisation over
+    """`arena.dashboard.derived.<name>(engine, *args, **kwargs)` (ratings and normalisation over
     stored data), cached."""
     ctx = current()
     return _call("derived", name, ctx.url, ctx.watermark, args, tuple(sorted(kwargs.items())))
@@ -53,7 +54,7 @@ def _on_seats(
 
 
 def from_seats(name: str, *args: Any) -> Any:
-    """`dashboard.derived.<name>(seats, *args)` over the `data.scored_seats` table the global
+    """`arena.dashboard.derived.<name>(seats, *args)` over the `data.scored_seats` table the global
     filters select, cached."""
     ctx = current()
     return _on_seats(name, ctx.url, ctx.watermark, ctx.filters, args)
@@ -65,5 +66,5 @@ def query_at(url: str, watermark: tuple[int, ...], name: str, *args: Any) -> Any
 
 
 def fresh(name: str, *args: Any, **kwargs: Any) -> Any:
-    """`dashboard.data.<name>` read now, uncached (the Live page's auto-refresh)."""
+    """`arena.dashboard.data.<name>` read now, uncached (the Live page's auto-refresh)."""
     return getattr(data, name)(engine_for(current().url), *args, **kwargs)

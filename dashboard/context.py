@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import streamlit as st
 from sqlalchemy import Engine
 
+from arena.dashboard.filters import Filters
 from arena.storage.read_only import open_read_only
-from dashboard.filters import Filters
 
 _KEY = "_dashboard_context"
 

@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
+from arena.dashboard import data
+from arena.dashboard.arms_table import arms_from_seats
+from arena.dashboard.filters import Filters
 from arena.scoring import ThresholdSpec
-from dashboard import data
-from dashboard.arms_table import arms_from_seats
-from dashboard.filters import Filters
-from tournaments.ratings import MatchRecord, comparisons_from_records, fit, to_scale
-from tournaments.ratings.bootstrap import expected_match_counts
-from tournaments.ratings.bradley_terry import ELO_PER_NATURAL
-from tournaments.ratings.normalisation import (
+from arena.tournaments.ratings import MatchRecord, comparisons_from_records, fit, to_scale
+from arena.tournaments.ratings.bootstrap import expected_match_counts
+from arena.tournaments.ratings.bradley_terry import ELO_PER_NATURAL
+from arena.tournaments.ratings.normalisation import (
     arms_curves,
     game_scores,
     normalise_curves,
@@ -102,7 +102,7 @@ def rank_probabilities(engine: Engine, snapshot_id: int) -> pd.DataFrame:
     """P(rank = k) per participant from a snapshot's stored bootstrap draws (participant,
     rank, p); empty when the snapshot stored no draws."""
     from arena.storage.snapshot_draws import decode_draws
-    from tournaments.ratings.rank_probabilities import rank_probabilities as probabilities
+    from arena.tournaments.ratings.rank_probabilities import rank_probabilities as probabilities
 
     draws = decode_draws(data.snapshot_payload(engine, snapshot_id) or {})
     if draws is None or not draws.participants:
@@ -279,7 +279,7 @@ PAIR_COLUMNS = ["a", "b", "wins", "comparisons", "win_rate"]
 
 def observed_wins(seats: pd.DataFrame) -> pd.DataFrame:
     """Observed P(row beats column) over the comparisons the ratings are fitted on
-    (SCORING.md section 4, as `tournaments.ratings.pairwise_outcomes` makes them): the
+    (SCORING.md section 4, as `arena.tournaments.ratings.pairwise_outcomes` makes them): the
     rated seats of one head-to-head match; the matches of two participants in one group
     of comparable eval matches (same game, main role, map and rounds), each pair of
     matches weighted 1 / (n_a n_b) so a group counts once; a tie (1e-6 bits) or two
@@ -289,7 +289,7 @@ def observed_wins(seats: pd.DataFrame) -> pd.DataFrame:
     records computation it must equal."""
     if not len(seats):
         return pd.DataFrame(columns=PAIR_COLUMNS)
-    from tournaments.ratings import TIE_TOLERANCE_BITS as tol
+    from arena.tournaments.ratings import TIE_TOLERANCE_BITS as tol
 
     rated = seats[seats["main"].astype(bool)]
     best = pd.to_numeric(rated["best"], errors="coerce").astype(float)
@@ -335,7 +335,7 @@ def observed_wins(seats: pd.DataFrame) -> pd.DataFrame:
 def observed_wins_reference(seats: pd.DataFrame) -> pd.DataFrame:
     """`observed_wins` computed outcome by outcome from the rating records (slow; the
     reference the tests hold the vectorised one to)."""
-    from tournaments.ratings import pairwise_outcomes
+    from arena.tournaments.ratings import pairwise_outcomes
 
     wins: dict[tuple[str, str], float] = {}
     total: dict[tuple[str, str], float] = {}

@@ -3,7 +3,7 @@ snapshot (a run in progress, or matches stored without one), the Leaderboard sho
 computed now from every stored match, so it follows a run within seconds instead of waiting
 for the run's final snapshot.
 
-It is the computation `arena ratings` makes (`tournaments.ratings.service.compute_ratings`:
+It is the computation `arena ratings` makes (`arena.tournaments.ratings.service.compute_ratings`:
 Bradley–Terry, match bootstrap with games weighted alike, rank ranges, provisional marks)
 over the same done matches, read through the dashboard's seat table, with fewer bootstrap
 resamples (`LIVE_RESAMPLES`); the stored snapshot written after the run has the full 1 000.
@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
-from dashboard import data
-from dashboard.filters import Filters
+from arena.dashboard import data
+from arena.dashboard.filters import Filters
 
 LIVE_RESAMPLES = 200
 # Above this many stored matches the page shows the latest snapshot (and how many matches
@@ -43,7 +43,7 @@ def live_config() -> dict[str, Any]:
     """How `live_board` rates (the fields a snapshot's `config` has that the page reads)."""
     from dataclasses import asdict
 
-    from tournaments.ratings.service import RatingOptions
+    from arena.tournaments.ratings.service import RatingOptions
 
     options = RatingOptions(n_resamples=LIVE_RESAMPLES)
     return {"n_resamples": options.n_resamples, "min_comparisons": options.min_comparisons,
@@ -54,7 +54,7 @@ def live_board(engine: Engine, tournament: str, previous: int | None = None) -> 
     """Ratings of every done match of `tournament`, computed now: the snapshot board's
     columns (rank, participant, rating, ci_low, ci_high, rank_low, rank_high,
     n_comparisons, provisional) and rank_change since snapshot `previous` (NaN: new)."""
-    from tournaments.ratings.service import RatingInputs, RatingOptions, compute_ratings
+    from arena.tournaments.ratings.service import RatingInputs, RatingOptions, compute_ratings
 
     seats = data.scored_seats(engine, Filters(tournament=tournament))
     records = tuple(data.match_records(seats))

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from dashboard.charts import LABEL_LIMIT_PX, ROWS_AUTOSIZE, AnyChart
+from arena.dashboard.charts import LABEL_LIMIT_PX, ROWS_AUTOSIZE, AnyChart
 
 CELL_FONT = 11
 CELL_PX = 40  # a row of the crosstable: room for "0.62 (13)"

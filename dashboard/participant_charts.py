@@ -6,7 +6,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from dashboard.charts import INK, AnyChart, snapshot_label
+from arena.dashboard.charts import INK, AnyChart, snapshot_label
 
 
 def _with_labels(history: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:

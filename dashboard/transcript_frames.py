@@ -7,16 +7,16 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from arena.dashboard.seatview import received_terms, referee_terms, render_for, seen_by
 from arena.events import Event, SeatRewardTerm
 from arena.transcript import render_event
-from dashboard.seatview import received_terms, referee_terms, render_for, seen_by
 
 MARK = "▶"
 
 
 def event_table(events: Sequence[Event], seat: str | None = None) -> pd.DataFrame:
     """One row per event: step, round, line, type, player, what happened. With `seat`, only
-    the events that seat received, as it received them (`dashboard.seatview`)."""
+    the events that seat received, as it received them (`arena.dashboard.seatview`)."""
     if seat is not None:
         events = [e for e in events if seen_by(e, seat)]
     return pd.DataFrame({

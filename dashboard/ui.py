@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard.context import current
+from arena.dashboard.context import current
 
 _MARKDOWN_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=\"'")
 
@@ -51,7 +51,7 @@ def set_page_param(name: str, value: str | None) -> None:
 
 def link_params(**extra: str) -> dict[str, str | list[str]]:
     """Query parameters of the global filters plus `extra` (for links between pages)."""
-    from dashboard.filters import params_from_filters
+    from arena.dashboard.filters import params_from_filters
 
     return {**params_from_filters(current().filters), **extra}
 

@@ -1,9 +1,9 @@
 """The HF judge: any causal LM from the Hugging Face hub or a local folder.
 
-Token rules and the whitespace convention are in `judges.tokens`; the forward passes in
-`judges.hf_forward`. One model replica per device, each with its own single worker thread,
+Token rules and the whitespace convention are in `arena.judges.tokens`; the forward passes in
+`arena.judges.hf_forward`. One model replica per device, each with its own single worker thread,
 so forward passes never run on the event loop; batches go to the least-loaded replica.
-Requests are packed several to a row, common prefixes computed once (`judges.packing`), when
+Requests are packed several to a row, common prefixes computed once (`arena.judges.packing`), when
 a one-time self-test shows the model handles packed rows exactly; else they are padded.
 Importing this module does not import torch.
 """
@@ -20,20 +20,20 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from arena.errors import ConfigError, JudgeError
-from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
-from arena.specs import Spec
-from judges.batching import padded_cost, plan_batches, plan_packed_batches
-from judges.encoded import EncodedRequest
-from judges.hf_forward import (
+from arena.judges.batching import padded_cost, plan_batches, plan_packed_batches
+from arena.judges.encoded import EncodedRequest
+from arena.judges.hf_forward import (
     attention_width,
     packing_works,
     sample_tokens,
     score_batch,
     score_packed,
 )
-from judges.hf_load import canonical_dtype, check_devices, load_pretrained, require_torch
-from judges.packing import plan_rows, trie_size
-from judges.tokens import TextEncoder
+from arena.judges.hf_load import canonical_dtype, check_devices, load_pretrained, require_torch
+from arena.judges.packing import plan_rows, trie_size
+from arena.judges.tokens import TextEncoder
+from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.specs import Spec
 
 T = TypeVar("T")
 

@@ -1,7 +1,7 @@
 """The HF judge's forward passes (run on a device worker thread, never on the event loop).
 
 Scoring runs the base model (no LM head) over a right-padded batch, or over rows packed
-with shared prefixes computed once (`judges.packing`), selects the hidden states of the
+with shared prefixes computed once (`arena.judges.packing`), selects the hidden states of the
 positions that predict a scored target token, and applies the LM head to those rows only,
 so logits are never computed for context tokens or padding. Log-probs are
 `gather − logsumexp` in float32, converted to bits.
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.errors import JudgeError
-from judges.encoded import EncodedRequest
-from judges.packing import RowLayout, layout_row, pad_row
+from arena.judges.encoded import EncodedRequest
+from arena.judges.packing import RowLayout, layout_row, pad_row
 
 LN2 = math.log(2.0)
 # Rows of logits materialised at once: bounds memory with large vocabularies.
@@ -105,7 +105,7 @@ def score_packed(
     pad_id: int,
 ) -> list[list[float]]:
     """Like `score_batch`, with requests packed into rows and common prefixes computed
-    once (see `judges.packing`; `rows` comes from `plan_rows`). Only valid for models that
+    once (see `arena.judges.packing`; `rows` comes from `plan_rows`). Only valid for models that
     pass `packing_works`."""
     import torch
 

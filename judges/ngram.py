@@ -232,7 +232,7 @@ class CharNgramModel:
 @functools.lru_cache(maxsize=1)
 def default_text() -> str:
     """The built-in training text (original prose about a village, animals and weather)."""
-    resource = importlib.resources.files("judges").joinpath("ngram_corpus.txt")
+    resource = importlib.resources.files("arena.judges").joinpath("ngram_corpus.txt")
     return resource.read_text(encoding="utf-8")
 
 

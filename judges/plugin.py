@@ -12,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from arena.hookspecs import hookimpl
+from arena.judges.hf_load import DTYPES
 from arena.plugin_types import JudgeEntry
 from arena.protocols.judge import Judge
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
-from judges.hf_load import DTYPES
 
 # Declared here, not in the judge modules, so that listing plugins imports neither torch
 # nor aiohttp; the judge modules still refuse unknown parameters when called directly.
@@ -81,7 +81,7 @@ def _pooled(spec: Spec, build: Callable[[Spec], Judge]) -> Judge:
     backend = build(_backend_spec(spec))
     if not pool:
         return backend
-    from judges.pool import JudgePool
+    from arena.judges.pool import JudgePool
 
     return JudgePool(backend, max_batch_tokens=tokens, max_wait_ms=wait_ms, cache_size=cache)
 
@@ -98,47 +98,47 @@ def _check_pooled(check_backend: Callable[[Spec], object]) -> Callable[[Spec], N
 
 
 def check_bundled(spec: Spec) -> None:
-    from judges.bundled_judge import check_bundled_params
+    from arena.judges.bundled_judge import check_bundled_params
 
     check_bundled_params(spec.params)
 
 
 def check_hf(spec: Spec) -> None:
-    from judges.hf import check_hf_spec
+    from arena.judges.hf import check_hf_spec
 
     check_hf_spec(spec)
 
 
 def check_remote(spec: Spec) -> None:
-    from judges.remote_client import check_remote_spec
+    from arena.judges.remote_client import check_remote_spec
 
     check_remote_spec(spec)
 
 
 def create_ngram(spec: Spec) -> Judge:
     """`ngram?order=N`: the offline character n-gram test judge (no pooling needed)."""
-    from judges.ngram import create_ngram_judge
+    from arena.judges.ngram import create_ngram_judge
 
     return create_ngram_judge(spec.params)
 
 
 def create_bundled(spec: Spec) -> Judge:
     """`bundled?device=cpu&dtype=float32`: the tiny GPT-2 trained by this project."""
-    from judges.bundled_judge import create_bundled_judge
+    from arena.judges.bundled_judge import create_bundled_judge
 
     return _pooled(spec, lambda s: create_bundled_judge(s.params))
 
 
 def create_hf(spec: Spec) -> Judge:
     """`hf:<hub id or folder>?device=...&dtype=...`: any causal LM through transformers."""
-    from judges.hf import create_hf_judge
+    from arena.judges.hf import create_hf_judge
 
     return _pooled(spec, create_hf_judge)
 
 
 def create_remote(spec: Spec) -> Judge:
     """`remote:<url>?token_env=VAR&protocol=native|openai`: a judge served over HTTP."""
-    from judges.remote_client import create_remote_judge
+    from arena.judges.remote_client import create_remote_judge
 
     return _pooled(spec, create_remote_judge)
 
@@ -170,7 +170,8 @@ def arena_judges() -> list[JudgeEntry]:
         JudgeEntry(
             "remote",
             create_remote,
-            "A judge served over HTTP: ours (`judges.remote_server`) or vLLM /v1/completions.",
+            "A judge served over HTTP: ours (`arena.judges.remote_server`) or vLLM"
+            " /v1/completions.",
             REMOTE_PARAMS,
             check=_check_pooled(check_remote),
         ),

@@ -1,6 +1,6 @@
 """Serve any `Judge` over HTTP (aiohttp).
 
-Endpoints (JSON; see `judges.remote_wire` for the bodies):
+Endpoints (JSON; see `arena.judges.remote_wire` for the bodies):
 
 - `POST /v1/score` — native batch scoring: per-token bits and token texts.
 - `POST /v1/tokenize`, `POST /v1/generate`, `GET /v1/info` — the rest of the protocol.
@@ -33,8 +33,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from arena.errors import ArenaError
-from arena.protocols.judge import GenerateRequest, Judge, ScoreRequest
-from judges.remote_wire import (
+from arena.judges.remote_wire import (
     CompletionBody,
     EchoLogprobs,
     GenerateBody,
@@ -46,6 +45,7 @@ from judges.remote_wire import (
     TokenizeReply,
     WireScores,
 )
+from arena.protocols.judge import GenerateRequest, Judge, ScoreRequest
 
 log = logging.getLogger(__name__)
 JUDGE_KEY: web.AppKey[Judge] = web.AppKey("judge", Judge)

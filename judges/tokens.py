@@ -17,7 +17,7 @@ as given, like the reference implementation. (Tokenizers that add a SentencePiec
 dummy prefix themselves are detected and get no extra space.)
 
 Token texts (`TokenScores.tokens`, `tokenize`) are slices of the text as given, cut per
-token by `judges.pieces`: they concatenate exactly to the text (the added space in none).
+token by `arena.judges.pieces`: they concatenate exactly to the text (the added space in none).
 
 Special-token text inside a game string ("<|endoftext|>") is tokenised literally, as plain
 characters, so a player cannot inject control tokens.
@@ -33,10 +33,10 @@ from typing import Any
 from cachetools import LRUCache
 
 from arena.errors import JudgeError, UnknownNameError
+from arena.judges.encoded import EncodedRequest
+from arena.judges.pieces import pieces_from_bytes, pieces_from_offsets, token_byte_lengths
 from arena.lang.ast import DIALECTS, Dialect
 from arena.protocols.judge import ScoreRequest
-from judges.encoded import EncodedRequest
-from judges.pieces import pieces_from_bytes, pieces_from_offsets, token_byte_lengths
 
 
 def adds_space(text: str, dialect: Dialect) -> bool:

@@ -10,14 +10,14 @@ from arena.specs import Spec
 
 
 def _make_reinforce(spec: Spec) -> object:
-    from players.reinforce import create_reinforce  # torch is imported only when tuning
+    from arena.players.reinforce import create_reinforce  # torch is imported only when tuning
 
     return create_reinforce(spec)
 
 
 @hookimpl
 def arena_finetuners() -> list[FineTunerEntry]:
-    from players.reinforce import SPEC_PARAMS
+    from arena.players.reinforce import SPEC_PARAMS
 
     return [
         FineTunerEntry(

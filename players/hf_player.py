@@ -5,8 +5,8 @@ Spec: ``hf:<model>?device=cpu&max_new_tokens=32&temperature=0.8``.
 - The model and tokenizer are loaded with ``from_pretrained`` on the first move (torch and
   transformers are imported only then) and shared by every player of the process that
   names the same model and device.
-- A tokenizer with a chat template gets the chat messages of `players.prompting`; the reply
-  is parsed like an API model's (`players.reply_parsing`).
+- A tokenizer with a chat template gets the chat messages of `arena.players.prompting`; the reply
+  is parsed like an API model's (`arena.players.reply_parsing`).
 - Without a chat template the model sees the same prompt as plain text, ending in the
   opening tag ``<move register="r">``; registers are generated one after another, each
   continuation read up to ``</move>``.
@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError, MissingExtraError, PlayerError
+from arena.players.prompting import PromptOptions, build_messages, build_prompt_text
+from arena.players.reply_parsing import MissingMoveTags, parse_reply, strip_thinking
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
-from players.prompting import PromptOptions, build_messages, build_prompt_text
-from players.reply_parsing import MissingMoveTags, parse_reply, strip_thinking
 
 SPEC_PARAMS = SpecParams(
     arg="hub id, local folder, or 'bundled' (the arena's tiny model)",
@@ -83,7 +83,7 @@ def bundled_model_folder() -> Path:
     It ships as package data of the `judges` distribution part; it is located as a
     resource, not imported, so that players keep depending on `arena` only.
     """
-    return Path(str(resources.files("judges").joinpath("bundled")))
+    return Path(str(resources.files("arena.judges").joinpath("bundled")))
 
 
 def parse_settings(spec: Spec) -> HFSettings:

@@ -48,12 +48,12 @@ from tenacity import (
 )
 
 from arena.errors import ConfigError, MissingExtraError, PermanentPlayerError, PlayerError
+from arena.players.prompting import PromptOptions, build_messages
+from arena.players.reply_parsing import MissingMoveTags, parse_reply
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
-from players.prompting import PromptOptions, build_messages
-from players.reply_parsing import MissingMoveTags, parse_reply
 
 log = logging.getLogger(__name__)
 

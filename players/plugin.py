@@ -7,23 +7,28 @@ from collections.abc import Callable
 
 from arena.hookspecs import hookimpl
 from arena.lang.limits import MOVE_WORDS_CEILING
+from arena.players.hf_player import SPEC_PARAMS as HF_PARAMS
+from arena.players.hf_player import create_hf_player
+from arena.players.hf_player import parse_settings as hf_settings
+from arena.players.human_player import create_human_player
+from arena.players.llm_player import SPEC_PARAMS as LLM_PARAMS
+from arena.players.llm_player import create_llm_player
+from arena.players.llm_player import parse_settings as llm_settings
+from arena.players.llm_sampler import SPEC_PARAMS as LLM_SAMPLER_PARAMS
+from arena.players.llm_sampler import create_llm_sampler
+from arena.players.random_words import create_random_player
+from arena.players.remote_player import SPEC_PARAMS as REMOTE_PARAMS
+from arena.players.remote_player import create_remote_player
+from arena.players.scripted import create_scripted_player
+from arena.players.search_player import (
+    MAX_BEAM,
+    MAX_BUDGET,
+    check_search_spec,
+    create_search_player,
+)
 from arena.plugin_types import PlayerContext, PlayerEntry, PlayerFactory, SamplerEntry
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
-from players.hf_player import SPEC_PARAMS as HF_PARAMS
-from players.hf_player import create_hf_player
-from players.hf_player import parse_settings as hf_settings
-from players.human_player import create_human_player
-from players.llm_player import SPEC_PARAMS as LLM_PARAMS
-from players.llm_player import create_llm_player
-from players.llm_player import parse_settings as llm_settings
-from players.llm_sampler import SPEC_PARAMS as LLM_SAMPLER_PARAMS
-from players.llm_sampler import create_llm_sampler
-from players.random_words import create_random_player
-from players.remote_player import SPEC_PARAMS as REMOTE_PARAMS
-from players.remote_player import create_remote_player
-from players.scripted import create_scripted_player
-from players.search_player import MAX_BEAM, MAX_BUDGET, check_search_spec, create_search_player
 
 
 def _by_building(factory: PlayerFactory) -> Callable[[Spec], object]:

@@ -1,7 +1,7 @@
 """The hf player as a policy being trained: it moves exactly as `hf:<model>` does at play
-time (same prompt, truncation, sampling and parsing, `players.hf_player`) and records, for
+time (same prompt, truncation, sampling and parsing, `arena.players.hf_player`) and records, for
 each move, the token ids of every prompt the model read and of every continuation it
-sampled. REINFORCE (`players.reinforce`) computes log p(continuation | prompt) from them.
+sampled. REINFORCE (`arena.players.reinforce`) computes log p(continuation | prompt) from them.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.players.hf_player import HFPlayer, HFSettings, _Loaded
 from arena.protocols.player import MoveRequest
-from players.hf_player import HFPlayer, HFSettings, _Loaded
 
 
 @dataclass(frozen=True)

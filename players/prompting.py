@@ -15,13 +15,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.players.reply_parsing import move_tag
 from arena.protocols.player import (
     HistoryItem,
     MoveRequest,
     RewardTermView,
     RoundMemory,
 )
-from players.reply_parsing import move_tag
 
 XGL_EXPLANATION = """\
 How XGL games work:

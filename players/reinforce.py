@@ -6,7 +6,7 @@ Loop, until the token budget is spent:
 1. Play `batch` episodes (one round of the game each) on training maps drawn from a seeded
    stream (`arena.gamespace.evaluate.train_map_seed`, never an evaluation map). The tuned
    model sits in the main role and moves exactly as `hf:<model>` does at play time
-   (`players.policy_recorder`); the other roles are played by the frozen base player (or
+   (`arena.players.policy_recorder`); the other roles are played by the frozen base player (or
    `opponent`), built through `arena.match_setup.build_match` like any match.
 2. Each answered elicit of the tuned role gets the reward it earned
    (`arena.gamespace.credit`: the rewards up to the role's next elicit, or the reward-to-go);
@@ -47,12 +47,12 @@ from arena.gamespace.credit import CREDITS, Credit, elicit_credits
 from arena.gamespace.evaluate import train_map_seed
 from arena.gamespace.finetune import FineTuneRequest, FineTuneResult
 from arena.match_setup import ANALYSIS_POLICY, LoadedGame, SeatSpec, build_match, resolve_game_map
+from arena.players.hf_player import HFSettings, _Loaded, parse_settings, read_model, require_torch
+from arena.players.policy_recorder import RecordedMove, RecordingHFPlayer, Segment
 from arena.registry import Registry
 from arena.runtime.seeds import public_seed_key, seat_seed
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec, parse_spec
-from players.hf_player import HFSettings, _Loaded, parse_settings, read_model, require_torch
-from players.policy_recorder import RecordedMove, RecordingHFPlayer, Segment
 
 FAIL_PENALTY = 1.0  # bits below the step's lowest reward for an answer that failed an ensure
 

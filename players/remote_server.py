@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 from aiohttp import WSMsgType, web
 
 from arena.errors import ConfigError, PlayerError
-from arena.protocols.player import MoveRequest
-from players.remote_protocol import (
+from arena.players.remote_protocol import (
     ErrorMessage,
     Hello,
     ProtocolError,
     observation,
     parse_agent_message,
 )
+from arena.protocols.player import MoveRequest
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024

@@ -37,12 +37,12 @@ from arena.lang import ast
 from arena.lang.ast import Program
 from arena.lang.limits import MOVE_WORDS_CEILING, admitting
 from arena.lang.loader import load_game
+from arena.players.random_words import WORDS, move_seed
 from arena.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest
 from arena.runtime.simulate import Simulation, simulate_move
 from arena.specs import Spec
-from players.random_words import WORDS, move_seed
 
 PARAMS = ("budget", "beam", "seed", "vocab")
 _WORD = re.compile(r"[A-Za-z0-9']+")

@@ -1,5 +1,5 @@
 """`arena run FILE` and `arena matches --tournament NAME` (added to the `arena` command by
-`tournaments.plugin`; also runnable as `python -m tournaments.cli ...`)."""
+`arena.tournaments.plugin`; also runnable as `python -m arena.tournaments.cli ...`)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def run_command(
 ) -> None:
     """Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM
     stops it keeping every finished match."""
-    from tournaments.run_config import run_file
+    from arena.tournaments.run_config import run_file
 
     try:
         summary = run_stoppable(
@@ -144,7 +144,7 @@ def matches_command(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m tournaments.cli`: user errors print a message and exit 2."""
+    """`python -m arena.tournaments.cli`: user errors print a message and exit 2."""
     run_app(
         app,
         argv,

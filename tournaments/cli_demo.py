@@ -1,5 +1,5 @@
-"""`arena demo`: the command line of the demo tournament (`tournaments.demo` builds and
-runs it; added to the `arena` command by `tournaments.plugin`)."""
+"""`arena demo`: the command line of the demo tournament (`arena.tournaments.demo` builds and
+runs it; added to the `arena` command by `arena.tournaments.plugin`)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def demo_command(
     """Run a small offline tournament and print its leaderboard (no GPU, key or network)."""
     from arena.registry import Registry
     from arena.storage import default_db_url
-    from tournaments.demo import demo_config, run_demo
+    from arena.tournaments.demo import demo_config, run_demo
 
     config = demo_config(
         judge=judge, maps=maps, rounds=rounds, budget=budget, seed=seed, without=without or ()

@@ -1,5 +1,6 @@
 """`arena ratings`, `arena scores`, `arena export` and `arena import` (added to the `arena`
-command by `tournaments.plugin`; also runnable as `python -m tournaments.cli_ratings ...`).
+command by `arena.tournaments.plugin`; also runnable as
+`python -m arena.tournaments.cli_ratings ...`).
 
 Every command takes ``--tournament`` (repeatable where results can be merged: participants
 are matched by name across tournaments) and ``--db``.
@@ -21,17 +22,17 @@ from arena.errors import UnknownNameError
 
 if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: per command
     from arena.storage import Store
-    from tournaments.ratings.service import NormalisedReport, RatingInputs, RatingOptions
-    from tournaments.ratings.win_rate import WinRate
+    from arena.tournaments.ratings.service import NormalisedReport, RatingInputs, RatingOptions
+    from arena.tournaments.ratings.win_rate import WinRate
 
 # The option types and defaults of the modules behind the commands, repeated here so that
 # building the command line imports none of them (tests/cli/test_cli_start.py checks that
 # they agree).
-Scale = Literal["elo", "log"]  # tournaments.ratings.service.Scale
-ExportFormat = Literal["csv", "json", "parquet"]  # tournaments.exchange.export
-ImportFormat = Literal["gamebench", "csv", "jsonl"]  # tournaments.exchange.importers
-OutcomeRule = Literal["higher-wins", "win-share"]  # tournaments.exchange.importers
-DEFAULT_PRIOR = 0.01  # tournaments.ratings.bradley_terry
+Scale = Literal["elo", "log"]  # arena.tournaments.ratings.service.Scale
+ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.exchange.export
+ImportFormat = Literal["gamebench", "csv", "jsonl"]  # arena.tournaments.exchange.importers
+OutcomeRule = Literal["higher-wins", "win-share"]  # arena.tournaments.exchange.importers
+DEFAULT_PRIOR = 0.01  # arena.tournaments.ratings.bradley_terry
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
 
@@ -69,7 +70,7 @@ SeedOption = Annotated[int, typer.Option(help="Bootstrap seed (ratings are deter
 def _options(
     scale: Scale, point: PointCli, resamples: int, seed: int, **extra: Any
 ) -> RatingOptions:
-    from tournaments.ratings.service import RatingOptions
+    from arena.tournaments.ratings.service import RatingOptions
 
     return RatingOptions(
         scale=scale, point=point.replace("-", "_"), n_resamples=resamples, seed=seed, **extra
@@ -121,8 +122,8 @@ def ratings_command(
 ) -> None:
     """Print the Bradley–Terry leaderboard (bootstrap intervals, CI-aware rank ranges), or
     with --vs, each participant's win rate against a reference participant."""
-    from tournaments.ratings.leaderboard_text import render_leaderboard
-    from tournaments.ratings.service import compute_ratings, load_inputs
+    from arena.tournaments.ratings.leaderboard_text import render_leaderboard
+    from arena.tournaments.ratings.service import compute_ratings, load_inputs
 
     options = _options(
         scale, point, resamples, seed, confidence=confidence, role_effects=role_effects,
@@ -146,7 +147,7 @@ def ratings_command(
 def _print_win_rates(
     inputs: RatingInputs, reference: str, confidence: float, as_json: bool
 ) -> None:
-    from tournaments.ratings.win_rate import win_rates
+    from arena.tournaments.ratings.win_rate import win_rates
 
     known = {s.participant for r in inputs.records for s in r.players}
     if reference not in known:
@@ -284,7 +285,7 @@ def scores_command(
 ) -> None:
     """Print normalised scores (catch-up, narms or reference), the Xent measure histogram,
     and the reference normalisation."""
-    from tournaments.ratings.service import load_inputs, normalised_scores
+    from arena.tournaments.ratings.service import load_inputs, normalised_scores
 
     store = _open(db)
     try:
@@ -317,7 +318,7 @@ def export_command(
     seed: SeedOption = 0,
 ) -> None:
     """Write matches, seats and ratings as CSV, JSON or Parquet files."""
-    from tournaments.exchange.export import export
+    from arena.tournaments.exchange.export import export
 
     options = _options(scale, point, resamples, seed)
     store = _open(db)
@@ -350,8 +351,8 @@ def import_command(
     db: DbOption = None,
 ) -> None:
     """Store external match results as a tournament of their own (no game is run)."""
-    from tournaments.exchange.importers import import_parsed, parse_file
-    from tournaments.ratings.service import store_snapshot
+    from arena.tournaments.exchange.importers import import_parsed, parse_file
+    from arena.tournaments.ratings.service import store_snapshot
 
     parsed = parse_file(file, fmt, outcome)
     store = _open(db, create=True)
@@ -380,7 +381,7 @@ def import_command(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m tournaments.cli_ratings`: user errors print a message and exit 2."""
+    """`python -m arena.tournaments.cli_ratings`: user errors print a message and exit 2."""
     run_app(app, argv)
 
 

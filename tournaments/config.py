@@ -60,14 +60,14 @@ from arena.lang.ast import Dialect
 from arena.lang.limits import LIMIT_NAMES, ResourceLimits
 from arena.redaction import is_secret_param, looks_like_key
 from arena.specs import NAME_RE, parse_spec
-from tournaments.config_errors import (
+from arena.tournaments.config_errors import (
     Problem,
     TournamentConfigError,
     from_validation_error,
     key_path,
 )
-from tournaments.plugin_problems import JUDGE_STORIES, registry_problems
-from tournaments.scope_games import DatabaseRef, expand
+from arena.tournaments.plugin_problems import JUDGE_STORIES, registry_problems
+from arena.tournaments.scope_games import DatabaseRef, expand
 
 if TYPE_CHECKING:
     from arena.registry import Registry
@@ -297,7 +297,7 @@ def parse_tournament(
     problem (field errors and cross-references) at once. With `registry`, a document that
     has field errors is also checked against the installed plugins (names, spec options,
     games), so the one listing holds everything to fix; a valid one is checked that way
-    by `tournaments.prepare`. `games = "scope:NAME"` reads the scope's games from `db`
+    by `arena.tournaments.prepare`. `games = "scope:NAME"` reads the scope's games from `db`
     (a URL, None for the default database, or an engine)."""
     problems: list[Problem] = []
     config: TournamentConfig | None = None

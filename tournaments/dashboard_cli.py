@@ -38,7 +38,7 @@ class DashboardError(ArenaError):
 def app_script() -> Path:
     """The entry script of the Streamlit app (shipped in the `dashboard` package). Found,
     not imported: tournaments may import only arena (the architecture test)."""
-    found = importlib.util.find_spec("dashboard")
+    found = importlib.util.find_spec("arena.dashboard")
     if found is None or found.origin is None:
         raise DashboardError("The dashboard package is not installed with the arena.")
     return Path(found.origin).resolve().parent / "app.py"

@@ -1,4 +1,4 @@
-"""The demo tournament behind `arena demo` (its command: `tournaments.cli_demo`): a small
+"""The demo tournament behind `arena demo` (its command: `arena.tournaments.cli_demo`): a small
 offline tournament, then its leaderboard.
 
 The tournament is `tournaments/demo.toml` (package data): the bundled judge, three bundled
@@ -25,7 +25,7 @@ from typing import Any
 from arena.errors import ConfigError, UnknownNameError
 from arena.registry import Registry
 from arena.storage import Store
-from tournaments.config import TournamentConfig, parse_tournament
+from arena.tournaments.config import TournamentConfig, parse_tournament
 
 DEMO_RESOURCE = "demo.toml"
 SEARCH = "search"
@@ -40,7 +40,7 @@ def demo_config(
     without: Sequence[str] = (),
 ) -> TournamentConfig:
     """The demo tournament with the given changes (None keeps the file's value)."""
-    text = files("tournaments").joinpath(DEMO_RESOURCE).read_text(encoding="utf-8")
+    text = files("arena.tournaments").joinpath(DEMO_RESOURCE).read_text(encoding="utf-8")
     data: dict[str, Any] = tomllib.loads(text)
     changes = {"judge": judge, "maps": maps, "rounds": rounds, "seed": seed}
     data.update({k: v for k, v in changes.items() if v is not None})
@@ -71,7 +71,7 @@ def db_option(db: str | None) -> str:
 def dashboard_hint(db: str | None) -> str:
     """The exact command that opens the dashboard on the demo's database (None: the default
     one, so no option), and how to get Streamlit when it is missing."""
-    from tournaments.dashboard_cli import EXTRA
+    from arena.tournaments.dashboard_cli import EXTRA
 
     command = f"Dashboard: arena dashboard{db_option(db)}"
     if importlib.util.find_spec("streamlit") is None:
@@ -89,9 +89,9 @@ async def run_demo(
 ) -> str:
     """Play the demo into `db` (None: the default database) storing rating snapshots as
     `arena run` does; returns the report: counts, leaderboard, where to look."""
-    from tournaments.ratings.leaderboard_text import leaderboard_text
-    from tournaments.ratings.run_snapshots import NO_SNAPSHOT
-    from tournaments.run_config import play_config
+    from arena.tournaments.ratings.leaderboard_text import leaderboard_text
+    from arena.tournaments.ratings.run_snapshots import NO_SNAPSHOT
+    from arena.tournaments.run_config import play_config
 
     started = time.perf_counter()
     store = Store.open(db)

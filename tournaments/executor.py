@@ -49,12 +49,12 @@ from arena.storage import (
     queries,
 )
 from arena.storage.abandoned_runs import interrupt_abandoned_runs
-from tournaments.live_reporter import LiveReporter
-from tournaments.match_task import EventHook, MatchContext, judge_backend, play_plan
-from tournaments.pairings import MatchPlan
-from tournaments.plugin_problems import JUDGE_STORIES
-from tournaments.prepare import PreparedTournament
-from tournaments.progress import NoProgress, ProgressSink, judge_metrics
+from arena.tournaments.live_reporter import LiveReporter
+from arena.tournaments.match_task import EventHook, MatchContext, judge_backend, play_plan
+from arena.tournaments.pairings import MatchPlan
+from arena.tournaments.plugin_problems import JUDGE_STORIES
+from arena.tournaments.prepare import PreparedTournament
+from arena.tournaments.progress import NoProgress, ProgressSink, judge_metrics
 
 # Plays one match (`play_plan` in this process; the Ray executor's runner in a Ray task).
 MatchRunner = Callable[

@@ -7,7 +7,7 @@ changed, or every `beat_s` regardless so a reader can tell a live run from a kil
 A failing heartbeat write is logged and retried later: it never stops a run.
 
 The heartbeat says the run's phase: making maps (k of N) first, then playing; the rate and
-ETA count only the time since play began (`tournaments.progress.MatchClock`).
+ETA count only the time since play began (`arena.tournaments.progress.MatchClock`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from arena.storage.live import (
 )
 from arena.storage.records import MATCH_ERROR
 from arena.storage.tables import utcnow
-from tournaments.pairings import MatchPlan
-from tournaments.progress import JudgeMetrics, MatchClock
+from arena.tournaments.pairings import MatchPlan
+from arena.tournaments.progress import JudgeMetrics, MatchClock
 
 log = logging.getLogger("arena.live")
 

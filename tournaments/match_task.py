@@ -20,7 +20,7 @@ from arena.runtime.maps import GameMap
 from arena.runtime.match import MatchConfig, MatchResult, SeatScore
 from arena.storage.records import MATCH_DONE, MATCH_ERROR, FinishedMatch, SeatResult
 from arena.storage.tables import utcnow
-from tournaments.pairings import MatchPlan
+from arena.tournaments.pairings import MatchPlan
 
 EventHook = Callable[[Event, str], None]  # (event, match key)
 

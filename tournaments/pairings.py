@@ -1,6 +1,6 @@
 """Pairings: pure functions from games and participants to the match plans of one run.
 
-(Not to be confused with recurring schedules, `tournaments.recurring`: these say which
+(Not to be confused with recurring schedules, `arena.tournaments.recurring`: these say which
 matches a tournament plays; those say when it runs.)
 
 - Eval mode (paper 4.1, SCORING.md 2): a full round robin over (game, role, map,
@@ -15,7 +15,7 @@ matches a tournament plays; those say when it runs.)
   blocks are taken with their seat-reversed twin so opponents meet in both orders.
 
 Maps and information (issue 24): an entrant never holds two seats on one map whose roles
-see different things of it (`GameSlot.views`, `tournaments.map_views`): the seat that saw a
+see different things of it (`GameSlot.views`, `arena.tournaments.map_views`): the seat that saw a
 hidden story must not come back to the map as the seat that guesses it. Each of the
 `maps` map slots of a game is split into as many maps as that takes: the slot's matches
 go, in order, to its first map where each of their entrants keeps one view (a new map
@@ -63,7 +63,7 @@ class GameSlot:
     maps: int = 1
     npcs: Mapping[str, str] = field(default_factory=dict)  # role -> NPC participant (eval)
     max_matches: int | None = None  # head-to-head budget for the whole game
-    # role -> what it sees of a map (tournaments.map_views); roles sharing a view may share
+    # role -> what it sees of a map (arena.tournaments.map_views); roles sharing a view may share
     # a map. A role not listed has a view of its own.
     views: Mapping[str, str] = field(default_factory=dict)
 

@@ -1,5 +1,5 @@
 """Adds the tournament commands to the command line (entry point
-``builtin_tournaments = "tournaments.plugin"``): `arena run`, `arena matches`,
+``builtin_tournaments = "arena.tournaments.plugin"``): `arena run`, `arena matches`,
 `arena ratings`, `arena scores`, `arena export`, `arena import`, `arena schedule ...`,
 `arena scheduler`, `arena demo` and `arena dashboard`."""
 
@@ -15,10 +15,10 @@ if TYPE_CHECKING:
 
 @hookimpl
 def arena_cli_commands() -> list[typer.Typer]:
-    from tournaments.cli import app
-    from tournaments.cli_demo import app as demo_app
-    from tournaments.cli_ratings import app as ratings_app
-    from tournaments.dashboard_cli import dashboard_app
-    from tournaments.recurring.cli import schedule_app, scheduler_app
+    from arena.tournaments.cli import app
+    from arena.tournaments.cli_demo import app as demo_app
+    from arena.tournaments.cli_ratings import app as ratings_app
+    from arena.tournaments.dashboard_cli import dashboard_app
+    from arena.tournaments.recurring.cli import schedule_app, scheduler_app
 
     return [app, ratings_app, schedule_app, scheduler_app, demo_app, dashboard_app]

@@ -2,8 +2,8 @@
 player, judge and story-source names, spec options their declarations or checks refuse,
 and game references that do not load.
 
-Its own module because both the file's validation (`tournaments.config`, to list these
-beside the field errors) and `tournaments.prepare` (for a valid file) use it.
+Its own module because both the file's validation (`arena.tournaments.config`, to list these
+beside the field errors) and `arena.tournaments.prepare` (for a valid file) use it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from arena.errors import ArenaError
 from arena.lang.ast import DIALECTS
 from arena.redaction import redact
 from arena.specs import parse_spec
-from tournaments.config_errors import Problem, key_path
+from arena.tournaments.config_errors import Problem, key_path
 
 if TYPE_CHECKING:  # importing the registry and the game loader waits until a check runs
     from arena.registry import Registry

@@ -17,11 +17,11 @@ from arena.redaction import redact
 from arena.registry import Registry
 from arena.specs import parse_spec
 from arena.storage.records import GameInfo, ParticipantInfo
-from tournaments.config import GameConfig, TournamentConfig
-from tournaments.config_errors import Problem, TournamentConfigError, key_path
-from tournaments.map_views import map_views
-from tournaments.pairings import EVAL, GameSlot, MatchPlan, plan_matches
-from tournaments.plugin_problems import registry_problems
+from arena.tournaments.config import GameConfig, TournamentConfig
+from arena.tournaments.config_errors import Problem, TournamentConfigError, key_path
+from arena.tournaments.map_views import map_views
+from arena.tournaments.pairings import EVAL, GameSlot, MatchPlan, plan_matches
+from arena.tournaments.plugin_problems import registry_problems
 
 
 @dataclass(frozen=True)

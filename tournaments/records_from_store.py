@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from arena.errors import UnknownNameError
 from arena.storage import MATCH_DONE, StoredMatch, StoredSeat
 from arena.storage.queries import stored_matches, tournament_names
-from tournaments.ratings.records import MatchRecord, Mode, SeatRecord
+from arena.tournaments.ratings.records import MatchRecord, Mode, SeatRecord
 
 
 def seat_record(seat: StoredSeat) -> SeatRecord:

@@ -2,7 +2,7 @@
 grow` (its initial and accepted games), read from the tournament's database.
 
 The games' text comes from the scope's rows and is checked like any game file when the
-tournament is prepared (`tournaments.prepare`); it is never executed as Python.
+tournament is prepared (`arena.tournaments.prepare`); it is never executed as Python.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ entrants apart by nothing. `arena games check` probes each role of a multi-role 
 different entrants (`random` players with distinct seeds) play it on the smoke map with the
 check's player as NPC in every other role; identical scores flag the role, naming the NPC.
 A tournament flags the same thing from its stored matches at the end of a run
-(`tournaments.ratings.informative`).
+(`arena.tournaments.ratings.informative`).
 """
 
 from __future__ import annotations

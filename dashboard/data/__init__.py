@@ -1,12 +1,12 @@
 """Pure read queries of the dashboard: ``(engine, filters, ...) -> DataFrame`` (or plain
 records), one module per concept. Aggregation happens in SQL, so pages stay fast over
-100 000 matches; nothing here imports Streamlit (the cached layer is `dashboard.cache`,
+100 000 matches; nothing here imports Streamlit (the cached layer is `arena.dashboard.cache`,
 which calls these by name), the runtime, or writes.
 """
 
 from __future__ import annotations
 
-from dashboard.data.catalogue import (
+from arena.dashboard.data.catalogue import (
     date_range,
     game_names,
     games,
@@ -17,7 +17,7 @@ from dashboard.data.catalogue import (
     snapshots,
     tournaments,
 )
-from dashboard.data.frames import (
+from arena.dashboard.data.frames import (
     MATCH_TABLE_LIMIT,
     joined_matches,
     match_conditions,
@@ -25,12 +25,12 @@ from dashboard.data.frames import (
     read_frame,
     watermark,
 )
-from dashboard.data.history import (
+from arena.dashboard.data.history import (
     SnapshotView,
     first_seen,
     snapshot_history,
 )
-from dashboard.data.live import (
+from arena.dashboard.data.live import (
     LIVE_COLUMNS,
     live_events,
     live_judges,
@@ -44,7 +44,7 @@ from dashboard.data.live import (
     schedule_runs,
     schedules,
 )
-from dashboard.data.matches import (
+from arena.dashboard.data.matches import (
     head_to_head,
     match_count,
     match_records,
@@ -53,21 +53,21 @@ from dashboard.data.matches import (
     scored_seats,
     seat_rows,
 )
-from dashboard.data.participants import (
+from arena.dashboard.data.participants import (
     participant_specs,
     participant_usage,
 )
-from dashboard.data.replay import (
+from arena.dashboard.data.replay import (
     MatchDetail,
     comparable_matches,
     match_detail,
     match_ref,
 )
-from dashboard.data.scopes import (
+from arena.dashboard.data.scopes import (
     scope_list,
     scope_view,
 )
-from dashboard.data.transfers import (
+from arena.dashboard.data.transfers import (
     transfer_settings,
     transfer_values,
     transfer_verdicts,

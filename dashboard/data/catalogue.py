@@ -11,6 +11,14 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import Engine, and_, case, func, select
 
+from arena.dashboard.data.frames import (
+    RUNS,
+    SNAPSHOTS,
+    joined_matches,
+    match_conditions,
+    read_frame,
+)
+from arena.dashboard.filters import Filters
 from arena.storage.queries import (  # the table handles have one home
     GAMES,
     JUDGES,
@@ -19,14 +27,6 @@ from arena.storage.queries import (  # the table handles have one home
     SEATS,
     TOURNAMENTS,
 )
-from dashboard.data.frames import (
-    RUNS,
-    SNAPSHOTS,
-    joined_matches,
-    match_conditions,
-    read_frame,
-)
-from dashboard.filters import Filters
 
 
 def tournaments(engine: Engine) -> pd.DataFrame:

@@ -11,6 +11,14 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import Engine, and_, case, func, select, true
 
+from arena.dashboard.data.frames import (
+    MATCH_TABLE_LIMIT,
+    joined_matches,
+    match_conditions,
+    read_driver_frame,
+    read_frame,
+)
+from arena.dashboard.filters import Filters
 from arena.storage.match_keys import short_key
 from arena.storage.queries import (  # the table handles have one home
     GAMES,
@@ -20,15 +28,7 @@ from arena.storage.queries import (  # the table handles have one home
     SEATS,
     TOURNAMENTS,
 )
-from dashboard.data.frames import (
-    MATCH_TABLE_LIMIT,
-    joined_matches,
-    match_conditions,
-    read_driver_frame,
-    read_frame,
-)
-from dashboard.filters import Filters
-from tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 
 
 def matches(
@@ -134,7 +134,7 @@ def scored_seats(engine: Engine, filters: Filters, rated_only: bool = False) -> 
 
 
 def match_records(seats: pd.DataFrame) -> list[MatchRecord]:
-    """Rating records (`tournaments.ratings`) from `scored_seats` rows (ordered by match)."""
+    """Rating records (`arena.tournaments.ratings`) from `scored_seats` rows (ordered by match)."""
     if seats.empty:
         return []
     columns = [seats[c].tolist() for c in (
@@ -191,7 +191,7 @@ def participant_summary(engine: Engine, filters: Filters) -> pd.DataFrame:
 def head_to_head(engine: Engine, filters: Filters) -> pd.DataFrame:
     """Win/draw/loss of participant `a` against `b` over the true pairwise comparisons: both
     rated seats of the same match (ties within 1e-6 bits are draws; a forfeit loses)."""
-    from tournaments.ratings import TIE_TOLERANCE_BITS
+    from arena.tournaments.ratings import TIE_TOLERANCE_BITS
 
     a, b = SEATS.alias("a"), SEATS.alias("b")
     pa, pb = PARTICIPANTS.alias("pa"), PARTICIPANTS.alias("pb")

@@ -11,6 +11,10 @@ from datetime import datetime
 import pandas as pd
 from sqlalchemy import Engine, and_, func, select
 
+from arena.dashboard.data.frames import (
+    read_frame,
+)
+from arena.dashboard.data.matches import seat_rows
 from arena.events import Event
 from arena.storage.event_codec import decode_events
 from arena.storage.match_keys import match_id_for_ref, short_key
@@ -24,10 +28,6 @@ from arena.storage.queries import (  # the table handles have one home
     SEATS,
     TOURNAMENTS,
 )
-from dashboard.data.frames import (
-    read_frame,
-)
-from dashboard.data.matches import seat_rows
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, tables
-from dashboard.cache import compute, query
-from dashboard.context import current
-from dashboard.derived import role_advantage
-from dashboard.ui import need_rows
+from arena.dashboard import charts, tables
+from arena.dashboard.cache import compute, query
+from arena.dashboard.context import current
+from arena.dashboard.derived import role_advantage
+from arena.dashboard.ui import need_rows
 
 ctx = current()
 f = ctx.filters

@@ -3,7 +3,7 @@ it), Bradley–Terry ratings with 95% intervals (forest plot and table), rank ra
 provisional marks, role split, rank change, predicted and observed win rates.
 
 It follows the stored matches: when matches were stored after the latest snapshot it shows
-ratings computed from them now (`dashboard.live_board`), and while a run of the tournament
+ratings computed from them now (`arena.dashboard.live_board`), and while a run of the tournament
 is going it reloads itself within seconds of each stored match."""
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, tables
-from dashboard.cache import compute, fresh, query
-from dashboard.context import current, engine_for
-from dashboard.derived import predicted_wins, unit_of
-from dashboard.live_board import (
+from arena.dashboard import charts, tables
+from arena.dashboard.cache import compute, fresh, query
+from arena.dashboard.context import current, engine_for
+from arena.dashboard.derived import predicted_wins, unit_of
+from arena.dashboard.live_board import (
     LIVE_MAX_MATCHES,
     LIVE_RESAMPLES,
     done_matches,
     live_board,
     live_config,
 )
-from dashboard.ui import need_rows, participant_link, plain
+from arena.dashboard.ui import need_rows, participant_link, plain
 
 REFRESH_S = 3.0
 _SEEN = "_lb_latest_seen"  # the latest snapshot id when the page last ran

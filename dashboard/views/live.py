@@ -10,11 +10,11 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from dashboard import tables
-from dashboard.cache import fresh
-from dashboard.context import current
-from dashboard.derived import overdue_schedules
-from dashboard.ui import link_params, plain
+from arena.dashboard import tables
+from arena.dashboard.cache import fresh
+from arena.dashboard.context import current
+from arena.dashboard.derived import overdue_schedules
+from arena.dashboard.ui import link_params, plain
 
 REFRESH_S = 2.0
 ctx = current()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import tables
-from dashboard.cache import query
-from dashboard.context import current
-from dashboard.data import MATCH_TABLE_LIMIT
-from dashboard.ui import link_params, need_rows, replay_link
+from arena.dashboard import tables
+from arena.dashboard.cache import query
+from arena.dashboard.context import current
+from arena.dashboard.data import MATCH_TABLE_LIMIT
+from arena.dashboard.ui import link_params, need_rows, replay_link
 
 ctx = current()
 f = ctx.filters

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import pair_charts, tables
-from dashboard.cache import compute, from_seats, query
-from dashboard.context import current
-from dashboard.derived import predicted_wins, unit_of
-from dashboard.ui import need_rows
-from tournaments.ratings.bradley_terry import ELO_PER_NATURAL
+from arena.dashboard import pair_charts, tables
+from arena.dashboard.cache import compute, from_seats, query
+from arena.dashboard.context import current
+from arena.dashboard.derived import predicted_wins, unit_of
+from arena.dashboard.ui import need_rows
+from arena.tournaments.ratings.bradley_terry import ELO_PER_NATURAL
 
 ctx = current()
 f = ctx.filters

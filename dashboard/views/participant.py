@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import participant_charts, tables
-from dashboard.cache import compute, from_seats, query
-from dashboard.context import current
-from dashboard.derived import unit_of, with_reference_ranks
-from dashboard.ui import page_param, plain, replay_link, set_page_param
+from arena.dashboard import participant_charts, tables
+from arena.dashboard.cache import compute, from_seats, query
+from arena.dashboard.context import current
+from arena.dashboard.derived import unit_of, with_reference_ranks
+from arena.dashboard.ui import page_param, plain, replay_link, set_page_param
 
 RECENT = 20
 SHOWN_GAMES = 3  # strongest and weakest games named above the table

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, tables
-from dashboard.cache import compute, fresh, query
-from dashboard.context import current
-from dashboard.ui import plain
+from arena.dashboard import charts, tables
+from arena.dashboard.cache import compute, fresh, query
+from arena.dashboard.context import current
+from arena.dashboard.ui import plain
 
 REFRESH_S = 5.0
 ctx = current()

@@ -1,6 +1,6 @@
 """Replay: one match round by round, as the referee saw it or as one seat saw it (exactly
-its information set: `dashboard.seatview`), the judged texts as shaded reading
-(`dashboard.reading`) and a diff against a comparable match.
+its information set: `arena.dashboard.seatview`), the judged texts as shaded reading
+(`arena.dashboard.reading`) and a diff against a comparable match.
 
 Deep link: ``?match=<short key>&seat=<role>&round=<k>`` (the key `arena matches` and the
 export show; a numeric id from older links still opens); ``?key=<plan key>`` follows a match
@@ -13,14 +13,14 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
+from arena.dashboard import charts, reading, tables
+from arena.dashboard import transcript_frames as tf
+from arena.dashboard.cache import fresh, query
+from arena.dashboard.context import current
+from arena.dashboard.filters import small_int
+from arena.dashboard.seatview import as_received, known_scores, leaks, seat_events, seen_texts
+from arena.dashboard.ui import page_param, plain, set_page_param
 from arena.events import SeatRewardTerm
-from dashboard import charts, reading, tables
-from dashboard import transcript_frames as tf
-from dashboard.cache import fresh, query
-from dashboard.context import current
-from dashboard.filters import small_int
-from dashboard.seatview import as_received, known_scores, leaks, seat_events, seen_texts
-from dashboard.ui import page_param, plain, set_page_param
 
 EVERYTHING = "(everything: referee view)"
 ctx = current()

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import tables
-from dashboard.cache import fresh
+from arena.dashboard import tables
+from arena.dashboard.cache import fresh
 
 st.title("Scopes")
 scopes = fresh("scope_list")

@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 import pandas as pd
 import streamlit as st
 
-from dashboard import tables
-from dashboard.cache import fresh, query
-from dashboard.context import current
-from dashboard.derived import overdue_schedules
-from dashboard.ui import plain
+from arena.dashboard import tables
+from arena.dashboard.cache import fresh, query
+from arena.dashboard.context import current
+from arena.dashboard.derived import overdue_schedules
+from arena.dashboard.ui import plain
 
 ctx = current()
 f = ctx.filters

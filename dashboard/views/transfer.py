@@ -9,8 +9,8 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, tables
-from dashboard.cache import fresh
+from arena.dashboard import charts, tables
+from arena.dashboard.cache import fresh
 
 st.title("Transfer")
 settings = fresh("transfer_settings")

@@ -9,11 +9,11 @@ import json
 import numpy as np
 import streamlit as st
 
-from dashboard import charts
-from dashboard.cache import from_seats, query
-from dashboard.context import current
-from dashboard.derived import NORMALISATIONS, histogram
-from dashboard.ui import need_rows
+from arena.dashboard import charts
+from arena.dashboard.cache import from_seats, query
+from arena.dashboard.context import current
+from arena.dashboard.derived import NORMALISATIONS, histogram
+from arena.dashboard.ui import need_rows
 
 ctx = current()
 f = ctx.filters

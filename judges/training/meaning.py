@@ -12,8 +12,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.judges.training.corpus import Story, general_vocabulary
 from arena.protocols.judge import Judge, ScoreRequest
-from judges.training.corpus import Story, general_vocabulary
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ import pytest
 from arena.analysis.clipping import ClippedJudge, cap_for, clip_bits, default_epsilon
 from arena.analysis.memo import MemoJudge
 from arena.errors import ConfigError
+from arena.judges.ngram import NgramJudge
 from arena.protocols.judge import JudgeInfo, ScoreRequest
-from judges.ngram import NgramJudge
 
 
 def test_clip_bits_caps_each_token_and_keeps_the_rest() -> None:

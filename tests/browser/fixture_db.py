@@ -7,11 +7,11 @@ import asyncio
 from pathlib import Path
 
 from arena.storage import Store, sqlite_url
+from arena.tournaments.ratings.service import store_snapshot
+from arena.tournaments.run_config import run_file
 from tests.storage.scope_rows import grow_example
 from tests.storage.transfer_rows import store_example
 from tests.tournaments import arena_fixtures as fx
-from tournaments.ratings.service import store_snapshot
-from tournaments.run_config import run_file
 
 HTML_MOVE = "<img src=x onerror=alert(1)>"
 LINK_MOVE = "see [click me](https://evil.example/)"

@@ -82,11 +82,11 @@ def test_cron_help_agrees_with_its_example() -> None:
 def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> None:
     from arena.commands import scope, transfer
     from arena.gamespace import scope_run, transfer_math
-    from tournaments import cli_ratings
-    from tournaments.exchange import export, importers
-    from tournaments.ratings import bradley_terry, service
-    from tournaments.recurring import cli as recurring_cli
-    from tournaments.recurring import schedules
+    from arena.tournaments import cli_ratings
+    from arena.tournaments.exchange import export, importers
+    from arena.tournaments.ratings import bradley_terry, service
+    from arena.tournaments.recurring import cli as recurring_cli
+    from arena.tournaments.recurring import schedules
 
     assert scope.FINETUNE == scope_run.FINETUNE
     assert (transfer.RESAMPLES, transfer.LEVEL) == (transfer_math.RESAMPLES, transfer_math.LEVEL)

@@ -105,7 +105,7 @@ def test_the_scheduler_stops_on_sigterm_with_sigint_ignored(tmp_path: Path) -> N
 
 # The modules of the long-running commands (run, demo, play, games, generate, scope grow,
 # transfer, schedule run-now). `arena scheduler` handles SIGINT and SIGTERM itself
-# (tournaments.recurring.service) and is checked above.
+# (arena.tournaments.recurring.service) and is checked above.
 COMMAND_MODULES = [
     *sorted((ROOT / "arena" / "commands").glob("*.py")),
     ROOT / "tournaments" / "cli.py",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.ui import PAGE_FAILED
+from arena.dashboard.ui import PAGE_FAILED
 from tests.dashboard import fixture_db
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")

@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 
 from arena.storage import Store, sqlite_url
+from arena.tournaments.run_config import run_file
 from tests.storage.transfer_rows import store_example
 from tests.tournaments import arena_fixtures as fx
-from tournaments.run_config import run_file
 
 XSS_MOVE = "<img src=x onerror=alert(1)>"
 MD_MOVE = "[click](http://evil.example)"

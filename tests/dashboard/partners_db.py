@@ -10,8 +10,8 @@ from pathlib import Path
 from arena.events import Event
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import match_events, stored_matches
+from arena.tournaments.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
-from tournaments.run_config import run_file
 
 HOSTILE_MOVE = "<script>alert('x')</script> &amp; <b>bold</b>"
 ECHO_GAME = "assign(s=story(12))\nelicit(black, t, 40)\nreward(black, xed(t | s))\n"

@@ -1,5 +1,5 @@
-"""The pages' vectorised normalisation (`dashboard.arms_table`, `derived.seat_*`) gives the
-numbers of the reference computation over rating records (`tournaments.ratings`), on the
+"""The pages' vectorised normalisation (`arena.dashboard.arms_table`, `derived.seat_*`) gives the
+numbers of the reference computation over rating records (`arena.tournaments.ratings`), on the
 fixture database and on seats with every convention at once (forfeits, forfeited and missing
 rounds, maps one participant did not play, several matches on one map, NPC seats)."""
 
@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from arena.dashboard import data, derived
+from arena.dashboard.arms_table import arms_from_seats
+from arena.dashboard.filters import Filters
 from arena.storage.read_only import open_read_only
-from dashboard import data, derived
-from dashboard.arms_table import arms_from_seats
-from dashboard.filters import Filters
-from tournaments.ratings.normalisation import arms_curves
+from arena.tournaments.ratings.normalisation import arms_curves
 
 COLUMNS = ["match", "game", "map_id", "mode", "rounds", "role", "participant", "main", "best",
            "forfeit", "round_scores_json"]

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from arena.dashboard.live_board import live_board
 from arena.storage import Store
 from arena.storage.live import RunProgress, write_live
 from arena.storage.read_only import open_read_only
-from dashboard.live_board import live_board
+from arena.tournaments.ratings.service import rating_rows
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_live import copy_db
-from tournaments.ratings.service import rating_rows
 
 
 def _without_snapshots(url: str) -> None:
@@ -92,14 +92,14 @@ def test_a_running_tournament_marks_the_ratings_provisional(
 def test_over_the_live_limit_the_latest_snapshot_is_shown_with_what_came_since(
     open_app: OpenApp, arena_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dashboard.live_board
+    import arena.dashboard.live_board
 
     url = copy_db(arena_db, tmp_path)
     with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:  # keep the first run's only
         conn.execute("DELETE FROM rating_snapshots WHERE id = (SELECT max(id) FROM "
                      "rating_snapshots WHERE tournament_id = (SELECT id FROM tournaments "
                      "WHERE name = 'nightly'))")
-    monkeypatch.setattr(dashboard.live_board, "LIVE_MAX_MATCHES", 1)
+    monkeypatch.setattr(arena.dashboard.live_board, "LIVE_MAX_MATCHES", 1)
     at = open_app("views/leaderboard.py", {"tournament": "nightly"}, url=url)
     no_exception(at)
     shown = " ".join(c.value for c in at.caption)

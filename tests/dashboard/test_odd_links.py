@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main as cli_main
+from arena.dashboard.filters import filters_from_params, small_int
 from arena.storage import sqlite_url
-from dashboard.filters import filters_from_params, small_int
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_pages import PAGES
 

@@ -207,7 +207,7 @@ def synthetic_seats(seed: int) -> pd.DataFrame:
 
 @pytest.mark.parametrize("seed", range(20))
 def test_vectorised_observed_wins_equal_the_outcome_by_outcome_count(seed: int) -> None:
-    from dashboard.derived import observed_wins, observed_wins_reference
+    from arena.dashboard.derived import observed_wins, observed_wins_reference
 
     seats = synthetic_seats(seed)
     fast, slow = observed_wins(seats), observed_wins_reference(seats)

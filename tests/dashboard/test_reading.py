@@ -10,9 +10,9 @@ import re
 
 import pandas as pd
 
+from arena.dashboard import charts, reading
+from arena.dashboard.seatview import received_terms, received_total
 from arena.events import Reward, RewardTerm, SeatRewardTerm
-from dashboard import charts, reading
-from dashboard.seatview import received_terms, received_total
 
 
 def test_a_loss_and_a_gain_get_the_two_ends_of_the_scale_and_zero_is_white() -> None:

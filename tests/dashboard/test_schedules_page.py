@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from arena.storage import Store, sqlite_url
+from arena.tournaments.recurring.schedules import add_schedule
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.tournaments import arena_fixtures as fx
-from tournaments.recurring.schedules import add_schedule
 
 
 def test_an_overdue_schedule_warns_that_the_scheduler_is_not_running(

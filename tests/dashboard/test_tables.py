@@ -1,4 +1,4 @@
-"""The one table format of the dashboard (`dashboard.tables`): human labels, rounded
+"""The one table format of the dashboard (`arena.dashboard.tables`): human labels, rounded
 numbers, full UTC times, short hashes; and the overdue-schedule check it sits beside."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 
-from dashboard import tables
-from dashboard.derived import overdue_schedules
+from arena.dashboard import tables
+from arena.dashboard.derived import overdue_schedules
 
 DIGEST = "0123456789abcdef" * 4
 

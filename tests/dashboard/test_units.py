@@ -9,15 +9,15 @@ from datetime import date
 import pandas as pd
 import pytest
 
+from arena.dashboard import charts, data, derived
+from arena.dashboard.filters import Filters, filters_from_params, params_from_filters
+from arena.dashboard.seatview import leaks, seen_by
+from arena.dashboard.transcript_frames import marked_code
 from arena.events import Assign, ElicitRequest, ElicitResponse, Reveal, RoundStarted
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
 from arena.storage.read_only import open_read_only
-from dashboard import charts, data, derived
-from dashboard.filters import Filters, filters_from_params, params_from_filters
-from dashboard.seatview import leaks, seen_by
-from dashboard.transcript_frames import marked_code
-from tournaments.records_from_store import records_from_store
+from arena.tournaments.records_from_store import records_from_store
 
 
 def test_forest_plot_orders_by_rating_and_draws_intervals() -> None:

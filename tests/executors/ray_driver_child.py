@@ -7,10 +7,10 @@ import asyncio
 import sys
 
 from arena.storage import Store
+from arena.tournaments.config import load_tournament
+from arena.tournaments.executors.ray_executor import RayExecutor
+from arena.tournaments.prepare import prepare_tournament
 from tests.executors import ray_fixtures as rf
-from tournaments.config import load_tournament
-from tournaments.executors.ray_executor import RayExecutor
-from tournaments.prepare import prepare_tournament
 
 
 async def main(path: str, db: str) -> None:

@@ -15,12 +15,12 @@ from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import ExecutorEntry
 from arena.registry import Registry
 from arena.storage import sqlite_url
+from arena.tournaments.cli import main as cli_main
+from arena.tournaments.executor import RunSummary
+from arena.tournaments.executors.local import LocalExecutor
+from arena.tournaments.executors.ray_support import import_ray
+from arena.tournaments.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
-from tournaments.cli import main as cli_main
-from tournaments.executor import RunSummary
-from tournaments.executors.local import LocalExecutor
-from tournaments.executors.ray_support import import_ray
-from tournaments.run_config import run_file
 
 USED: list[str] = []
 

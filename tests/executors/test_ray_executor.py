@@ -15,14 +15,14 @@ from arena.events import Event
 from arena.registry import Registry
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
+from arena.tournaments.config import load_tournament
+from arena.tournaments.executor import RunSummary
+from arena.tournaments.executors.base import create_executor
+from arena.tournaments.executors.ray_executor import RayExecutor
+from arena.tournaments.executors.ray_judge import JudgeActor, start_judge_actors
+from arena.tournaments.prepare import prepare_tournament
 from tests.executors import ray_fixtures as rf
 from tests.tournaments import arena_fixtures as fx
-from tournaments.config import load_tournament
-from tournaments.executor import RunSummary
-from tournaments.executors.base import create_executor
-from tournaments.executors.ray_executor import RayExecutor
-from tournaments.executors.ray_judge import JudgeActor, start_judge_actors
-from tournaments.prepare import prepare_tournament
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -11,11 +11,11 @@ import pytest
 
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
+from arena.tournaments.config import load_tournament
+from arena.tournaments.executors.ray_executor import RayExecutor
+from arena.tournaments.prepare import prepare_tournament
 from tests.executors import ray_fixtures as rf
 from tests.tournaments import arena_fixtures as fx
-from tournaments.config import load_tournament
-from tournaments.executors.ray_executor import RayExecutor
-from tournaments.prepare import prepare_tournament
 
 pytestmark = pytest.mark.timeout(420)
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from arena.storage import sqlite_url
+from arena.tournaments.run_config import run_file
 from tests.executors import ray_fixtures as rf
 from tests.tournaments import arena_fixtures as fx
 from tests.tournaments.test_resume import BODY, snapshot, stored_count
-from tournaments.run_config import run_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SLOWER = BODY.replace("delay=0.03", "delay=0.3").replace("maps = 4", "maps = 2")

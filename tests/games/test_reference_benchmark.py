@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 
 from arena.events import Event
+from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
 from arena.protocols.judge import ScoreRequest
 from arena.registry import Registry
 from arena.runtime.maps import GameMap, story_requests
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 REGISTRY = Registry.load()

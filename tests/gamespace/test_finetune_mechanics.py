@@ -24,15 +24,15 @@ from arena.gamespace.evaluate import (
 )
 from arena.gamespace.finetune import FineTuner, FineTuneRequest, FineTuneResult
 from arena.hookspecs import hookimpl
+from arena.judges.ngram import NgramJudge
 from arena.match_setup import LoadedGame, build_match, load_game_text
+from arena.players.hf_player import create_hf_player, parse_settings
+from arena.players.policy_recorder import RecordingHFPlayer
+from arena.players.reinforce import _load_trainable
 from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import FineTunerEntry, PlayerContext
 from arena.registry import Registry
 from arena.specs import parse_spec
-from judges.ngram import NgramJudge
-from players.hf_player import create_hf_player, parse_settings
-from players.policy_recorder import RecordingHFPlayer
-from players.reinforce import _load_trainable
 from tests.players.test_hf_player import _save_tiny_model, make_request
 
 pytestmark = pytest.mark.torch

@@ -72,7 +72,7 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 async def hf_judge(tiny_model_dir: Path) -> AsyncIterator[object]:
-    from judges.hf import HFJudge
+    from arena.judges.hf import HFJudge
 
     judge = HFJudge.from_pretrained(str(tiny_model_dir))
     yield judge

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from arena.judges.encoded import EncodedRequest
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
-from judges.encoded import EncodedRequest
 
 
 class Instrumented:

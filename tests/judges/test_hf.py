@@ -121,7 +121,7 @@ async def test_context_changes_scores(hf_judge: Any) -> None:
 
 
 async def test_batched_equals_one_by_one(tiny_model_dir: Path) -> None:
-    from judges.hf import HFJudge
+    from arena.judges.hf import HFJudge
 
     judge = HFJudge.from_pretrained(str(tiny_model_dir), max_batch_tokens=4096)
     batched = await judge.score(RAGGED * 3)
@@ -134,7 +134,7 @@ async def test_batched_equals_one_by_one(tiny_model_dir: Path) -> None:
 
 
 async def test_lm_head_runs_only_on_scored_rows(tiny_model_dir: Path) -> None:
-    from judges.hf import HFJudge
+    from arena.judges.hf import HFJudge
 
     model, tok = load_raw(tiny_model_dir)
     rows: list[int] = []
@@ -149,7 +149,7 @@ async def test_lm_head_runs_only_on_scored_rows(tiny_model_dir: Path) -> None:
 
 
 async def test_several_devices_share_the_work(tiny_model_dir: Path) -> None:
-    from judges.hf import HFJudge
+    from arena.judges.hf import HFJudge
 
     replicas = []
     calls = [0, 0]
@@ -198,7 +198,7 @@ async def test_generate_is_seeded_and_batch_independent(hf_judge: Any) -> None:
 GEN_SCRIPT = """
 import asyncio, json, sys
 from arena.protocols.judge import GenerateRequest
-from judges.hf import HFJudge
+from arena.judges.hf import HFJudge
 judge = HFJudge.from_pretrained(sys.argv[1])
 out = asyncio.run(judge.generate([GenerateRequest("", 16, 1234), GenerateRequest("the", 9, 5)]))
 print(json.dumps(out))
@@ -226,7 +226,7 @@ async def test_over_the_window_is_a_clear_error(hf_judge: Any) -> None:
 
 
 def test_missing_local_model_says_where_it_looked(tmp_path: Path) -> None:
-    from judges.hf import HFJudge
+    from arena.judges.hf import HFJudge
 
     missing = tmp_path / "no-such-judge"
     with pytest.raises(JudgeError) as err:
@@ -239,7 +239,7 @@ def test_missing_local_model_says_where_it_looked(tmp_path: Path) -> None:
 
 
 def test_unknown_device_and_dtype_are_config_errors(tiny_model_dir: Path) -> None:
-    from judges.hf import HFJudge
+    from arena.judges.hf import HFJudge
 
     with pytest.raises(ConfigError, match="Valid options"):
         HFJudge.from_pretrained(str(tiny_model_dir), dtype="float8")
@@ -248,7 +248,7 @@ def test_unknown_device_and_dtype_are_config_errors(tiny_model_dir: Path) -> Non
 
 
 async def test_spec_factory(tiny_model_dir: Path) -> None:
-    from judges.hf import create_hf_judge
+    from arena.judges.hf import create_hf_judge
 
     judge = create_hf_judge(parse_spec(f"hf:{tiny_model_dir}?dtype=bf16&max_batch_tokens=512"))
     assert judge.info.dtype == "bfloat16" and judge.max_batch_tokens == 512
@@ -262,7 +262,7 @@ async def test_spec_factory(tiny_model_dir: Path) -> None:
 
 
 async def test_closed_judge_refuses_work(tiny_model_dir: Path) -> None:
-    from judges.hf import HFJudge
+    from arena.judges.hf import HFJudge
 
     judge = HFJudge.from_pretrained(str(tiny_model_dir))
     await judge.aclose()

@@ -13,8 +13,8 @@ from arena.registry import Registry
 
 @pytest.mark.torch
 async def test_hf_judge_spec_is_pooled_and_scores_like_the_bare_backend(tiny_model_dir: Path) -> None:
-    from judges.hf import HFJudge
-    from judges.pool import JudgePool
+    from arena.judges.hf import HFJudge
+    from arena.judges.pool import JudgePool
 
     registry = Registry.load()
     pooled = registry.create_judge(f"hf:{tiny_model_dir}?pool_wait_ms=1")

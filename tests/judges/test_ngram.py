@@ -16,9 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import ConfigError, JudgeError, UnknownNameError
-from arena.lang.ast import Dialect
-from arena.protocols.judge import GenerateRequest, Judge, ScoreRequest, TokenScores
-from judges.ngram import (
+from arena.judges.ngram import (
     ALPHABET,
     VOCAB,
     NgramJudge,
@@ -26,6 +24,8 @@ from judges.ngram import (
     default_text,
     split_tokens,
 )
+from arena.lang.ast import Dialect
+from arena.protocols.judge import GenerateRequest, Judge, ScoreRequest, TokenScores
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -256,7 +256,7 @@ async def test_aclose_is_harmless() -> None:
 PROBE = """
 import asyncio, json
 from arena.protocols.judge import GenerateRequest, ScoreRequest
-from judges.ngram import NgramJudge
+from arena.judges.ngram import NgramJudge
 j = NgramJudge()
 scores = asyncio.run(j.score([ScoreRequest("The ducks swim, naïvely.", "A river. ", "xgl"),
                               ScoreRequest("The ducks swim.", "A river. ", "xent")]))

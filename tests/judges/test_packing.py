@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from arena.judges.batching import choose_width, pack_rows, packed_cost, plan_packed_batches
+from arena.judges.packing import cluster_by_prefix, layout_row, pad_row, plan_rows, trie_size
 from arena.protocols.judge import ScoreRequest
-from judges.batching import choose_width, pack_rows, packed_cost, plan_packed_batches
-from judges.packing import cluster_by_prefix, layout_row, pad_row, plan_rows, trie_size
 
 SEQS = [
     [1, 2, 3, 4, 5],
@@ -107,7 +107,7 @@ REQUESTS = [
 
 @pytorch
 async def test_packed_scores_equal_padded_scores(tiny_model_dir: Path) -> None:
-    from judges.hf import HFJudge
+    from arena.judges.hf import HFJudge
 
     packed = HFJudge.from_pretrained(str(tiny_model_dir), packing=True)
     padded = HFJudge.from_pretrained(str(tiny_model_dir), packing=False)
@@ -131,7 +131,7 @@ def test_self_test_accepts_gpt2_and_rejects_a_model_that_ignores_positions(
     import torch
     from transformers import AutoModelForCausalLM
 
-    from judges.hf_forward import packing_works
+    from arena.judges.hf_forward import packing_works
 
     model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
     assert packing_works(model, "cpu")

@@ -11,8 +11,8 @@ import pytest
 
 from arena.errors import JudgeError
 from arena.events import JudgeStats, event_from_json
+from arena.judges.pool import JudgePool
 from arena.protocols.judge import GenerateRequest, Judge, JudgeInfo, ScoreRequest
-from judges.pool import JudgePool
 
 from .instrumented import Instrumented, TextOnly
 from .test_hf import RAGGED, load_raw
@@ -132,7 +132,7 @@ async def test_metrics_and_stats_event(hf_judge: Any) -> None:
 
 
 async def test_forward_passes_do_not_block_the_loop(tiny_model_dir: Path) -> None:
-    from judges.hf import HFJudge
+    from arena.judges.hf import HFJudge
 
     model, tok = load_raw(tiny_model_dir)
     released = threading.Event()

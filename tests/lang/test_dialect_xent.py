@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from arena.errors import GameSyntaxError
+from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 

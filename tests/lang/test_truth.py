@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from arena.judges.ngram import NgramJudge
 from arena.lang.truth import FALSE_ANSWER, TRUE_ANSWER, truth_prompt, truth_requests, truth_verdict
 from arena.protocols.judge import TokenScores
-from judges.ngram import NgramJudge
 
 
 def test_prompt_text_is_fixed() -> None:

@@ -19,19 +19,54 @@ ALLOWED = {
 }
 
 
+# The wings kept as top-level folders and installed under the one import root `arena`
+# (arena/<wing> links to <wing>/): `arena.judges.pool` is in the judges wing.
+WINGS = ("judges", "players", "tournaments", "dashboard")
+
+
 def python_files(package: str) -> list[Path]:
-    return sorted((REPO / package).rglob("*.py"))
+    """The package's own files (for `arena`, without the linked wings)."""
+    return sorted(
+        path
+        for path in (REPO / package).rglob("*.py")
+        if package != "arena" or path.relative_to(REPO / "arena").parts[0] not in WINGS
+    )
 
 
-def imported_packages(path: Path) -> set[str]:
+def wing_of(module: str) -> str:
+    """`arena.judges.pool` -> "judges"; `arena.lang.parser` -> "arena"; `numpy` -> "numpy"."""
+    parts = module.split(".")
+    if parts[0] == "arena" and len(parts) > 1 and parts[1] in WINGS:
+        return parts[1]
+    return parts[0]
+
+
+def absolute_imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
+            found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module.split(".")[0])
-    return found & set(PACKAGES)
+            found.add(node.module)
+    return found
+
+
+def imported_packages(path: Path) -> set[str]:
+    return {wing_of(name) for name in absolute_imports(path)} & set(PACKAGES)
+
+
+@pytest.mark.parametrize("package", [*PACKAGES, "tests", "benchmarks", "plugins"])
+def test_one_import_root(package: str) -> None:
+    """The wings are imported as `arena.<wing>`; their folder names are not import roots."""
+    offenders = [
+        f"{path.relative_to(REPO)} imports {name}"
+        for path in sorted((REPO / package).rglob("*.py"))
+        if "build" not in path.relative_to(REPO).parts
+        for name in sorted(absolute_imports(path))
+        if name.split(".")[0] in WINGS
+    ]
+    assert not offenders, f"import the wings through `arena`: {offenders}"
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -28,9 +28,10 @@ from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[2]
 DISTRIBUTION = "xent-arena"
-FIRST_PARTY = ("arena", "judges", "players", "tournaments", "dashboard")
+# The one import root and its wings (arena/<wing> links to the top-level <wing>/ folder).
+FIRST_PARTY = ("arena", "arena.judges", "arena.players", "arena.tournaments", "arena.dashboard")
 # A first-party package that is only imported through a command needing its extra.
-PACKAGE_EXTRAS = {"dashboard": "dashboard"}
+PACKAGE_EXTRAS = {"arena.dashboard": "dashboard"}
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def problems(imports: list[tuple[str, Import]]) -> list[str]:
     every_extra = set().union(*extras.values())
     found = []
     for package, imp in imports:
-        if imp.module in sys.stdlib_module_names or imp.module in FIRST_PARTY:
+        if imp.module in sys.stdlib_module_names or imp.module == "arena":
             continue
         dists = distributions_of(imp.module)
         if not dists:
@@ -195,7 +196,7 @@ def test_an_undeclared_import_is_caught(source: str, expected: list[str]) -> Non
 
 
 def test_the_dashboard_may_use_its_own_extra_at_module_level() -> None:
-    found = problems([("dashboard", imp) for imp in imports_of(ast.parse("import streamlit\n"), "d.py")])
+    found = problems([("arena.dashboard", imp) for imp in imports_of(ast.parse("import streamlit\n"), "d.py")])
     assert found == []
     found = problems([("arena", imp) for imp in imports_of(ast.parse("import streamlit\n"), "a.py")])
     assert found and "must be a base dependency" in found[0]

@@ -15,11 +15,11 @@ import pytest
 from rich.console import Console
 
 from arena.errors import ConfigError
+from arena.judges.ngram import NgramJudge
+from arena.players.human_player import HumanPlayer, create_human_player, render_request
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import GameView, HistoryItem, MoveRequest, RevealedValue
 from arena.specs import parse_spec
-from judges.ngram import NgramJudge
-from players.human_player import HumanPlayer, create_human_player, render_request
 from tests.runtime.helpers import events_of, run_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,8 +33,8 @@ DRIVER = """
 import asyncio, json, sys
 from arena.plugin_types import PlayerContext
 from arena.specs import parse_spec
-from judges.ngram import NgramJudge
-from players.human_player import create_human_player
+from arena.judges.ngram import NgramJudge
+from arena.players.human_player import create_human_player
 from tests.runtime.helpers import events_of, run_game
 
 player = create_human_player(parse_spec("human"), PlayerContext(role="black"))
@@ -143,8 +143,8 @@ def test_human_spec_checks() -> None:
 def test_reward_terms_show_their_total_once() -> None:
     """A term's `total` already includes its coefficient: the history line must not apply it
     again (a negative coefficient would flip the sign shown to the human)."""
+    from arena.players.human_player import _history_line
     from arena.protocols.player import RewardTermView
-    from players.human_player import _history_line
 
     term = RewardTermView(
         source="xent(s)", coefficient=-1, bits=(1.5, 1.5), tokens=("a", "b"), total=-3.0

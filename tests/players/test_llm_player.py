@@ -11,11 +11,8 @@ from urllib.parse import urlencode
 import pytest
 
 from arena.errors import ConfigError, PlayerError
-from arena.plugin_types import PlayerContext
-from arena.protocols.player import GameView, MoveRequest, Player
-from arena.specs import parse_spec
-from judges.ngram import NgramJudge
-from players.llm_player import (
+from arena.judges.ngram import NgramJudge
+from arena.players.llm_player import (
     LLMPlayer,
     Usage,
     backoff_wait,
@@ -23,7 +20,10 @@ from players.llm_player import (
     is_retryable,
     retry_after,
 )
-from players.openai_compat_server import ServerState, key_fingerprint, start_server
+from arena.players.openai_compat_server import ServerState, key_fingerprint, start_server
+from arena.plugin_types import PlayerContext
+from arena.protocols.player import GameView, MoveRequest, Player
+from arena.specs import parse_spec
 from tests.runtime.helpers import events_of, run_game
 
 pytestmark = [

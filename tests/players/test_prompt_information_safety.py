@@ -18,14 +18,14 @@ from urllib.parse import urlencode
 
 import pytest
 
+from arena.judges.ngram import NgramJudge
+from arena.players.llm_player import create_llm_player
+from arena.players.openai_compat_server import ServerState, start_server
+from arena.players.prompting import PromptOptions, build_messages, build_prompt_text
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest, Player
 from arena.runtime.maps import GameMap
 from arena.specs import parse_spec
-from judges.ngram import NgramJudge
-from players.llm_player import create_llm_player
-from players.openai_compat_server import ServerState, start_server
-from players.prompting import PromptOptions, build_messages, build_prompt_text
 from tests.runtime.helpers import events_of, run_game
 
 pytestmark = [

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from arena.players.prompting import (
+    XGL_EXPLANATION,
+    PromptOptions,
+    build_messages,
+    build_prompt_text,
+    render_term,
+)
+from arena.players.reply_parsing import parse_reply
 from arena.protocols.player import (
     GameView,
     HistoryItem,
@@ -10,14 +18,6 @@ from arena.protocols.player import (
     RewardTermView,
     RoundMemory,
 )
-from players.prompting import (
-    XGL_EXPLANATION,
-    PromptOptions,
-    build_messages,
-    build_prompt_text,
-    render_term,
-)
-from players.reply_parsing import parse_reply
 
 CODE = (
     'assign(a="the harbour at dawn", s=story())\n'

@@ -16,16 +16,16 @@ import jsonschema
 import pytest
 
 from arena.errors import ConfigError
-from arena.plugin_types import PlayerContext
-from arena.specs import parse_spec
-from judges.ngram import NgramJudge
-from players.remote_player import RemotePlayer, create_remote_player
-from players.remote_protocol import (
+from arena.judges.ngram import NgramJudge
+from arena.players.remote_player import RemotePlayer, create_remote_player
+from arena.players.remote_protocol import (
     message_schemas,
     request_from_json,
     request_to_json,
 )
-from players.remote_server import shutdown_servers
+from arena.players.remote_server import shutdown_servers
+from arena.plugin_types import PlayerContext
+from arena.specs import parse_spec
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 ROOT = Path(__file__).resolve().parents[2]

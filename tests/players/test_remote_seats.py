@@ -14,13 +14,13 @@ import aiohttp
 import pytest
 
 from arena.errors import ConfigError
+from arena.judges.ngram import NgramJudge
+from arena.players.remote_player import RemotePlayer, create_remote_player
+from arena.players.remote_protocol import ProtocolError, parse_agent_message
+from arena.players.remote_server import shutdown_servers
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.specs import parse_spec
-from judges.ngram import NgramJudge
-from players.remote_player import RemotePlayer, create_remote_player
-from players.remote_protocol import ProtocolError, parse_agent_message
-from players.remote_server import shutdown_servers
 from tests.players.test_remote_player import GAME, agent_example
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError, PlayerError
+from arena.players.random_words import WORDS, RandomWordsPlayer, create_random_player
+from arena.players.scripted import ScriptedPlayer, create_scripted_player
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
-from players.random_words import WORDS, RandomWordsPlayer, create_random_player
-from players.scripted import ScriptedPlayer, create_scripted_player
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,7 +131,7 @@ import asyncio, json
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest
 from arena.specs import parse_spec
-from players.random_words import create_random_player
+from arena.players.random_words import create_random_player
 req = MoveRequest(game=GameView(name="g", code="elicit(s, 10)", dialect="xgl"), role="black",
     round=2, rounds=3, line=5, registers=("s",), max_len=10, visible={}, reveals=(),
     history=(), attempt=1, seed=11)

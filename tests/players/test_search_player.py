@@ -8,15 +8,15 @@ from collections.abc import Sequence
 import pytest
 
 from arena.errors import ConfigError
+from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
+from arena.players.random_words import create_random_player
+from arena.players.search_player import SearchPlayer, create_search_player
 from arena.plugin_types import PlayerContext
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.protocols.player import MoveRequest
 from arena.runtime.simulate import simulate_move
 from arena.specs import parse_spec
-from judges.ngram import NgramJudge
-from players.random_words import create_random_player
-from players.search_player import SearchPlayer, create_search_player
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 CONDENSE = (

@@ -19,7 +19,7 @@ from arena.registry import Registry
 PLUGIN = '''
 from arena.hookspecs import hookimpl
 from arena.plugin_types import PlayerEntry
-from players.random_words import create_random_player
+from arena.players.random_words import create_random_player
 
 LOADED = []
 

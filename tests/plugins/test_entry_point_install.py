@@ -98,7 +98,7 @@ def test_installed_plugins_are_discovered_and_broken_ones_skipped(tmp_path: Path
                    {broken_ep: f"tp_broken_{tag}"}),
         # Declares a built-in entry point, as the installed xent-arena would: the checkout's
         # copy must then not be registered a second time.
-        write_dist(tmp_path, shadow, "", None, {"builtin_players": "players.plugin"}),
+        write_dist(tmp_path, shadow, "", None, {"builtin_players": "arena.players.plugin"}),
     ]
     try:
         pip("install", "--no-deps", "--no-build-isolation", "--no-index", *map(str, dirs))

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from arena.hookspecs import hookimpl
+from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
 from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import PlayerContext
 from arena.registry import Registry
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import events_of, run_game
 
 ROOT = Path(__file__).resolve().parents[2]

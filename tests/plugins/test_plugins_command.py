@@ -8,8 +8,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-import judges.plugin as judges_plugin
-import players.plugin as players_plugin
+import arena.judges.plugin as judges_plugin
+import arena.players.plugin as players_plugin
 from arena.commands import plugins as plugins_command
 from arena.commands.plugins import mount_plugin_commands
 from arena.hookspecs import hookimpl

@@ -8,10 +8,11 @@ from types import ModuleType
 import pytest
 
 import arena.games.plugin as games_plugin
-import judges.plugin as judges_plugin
-import players.plugin as players_plugin
+import arena.judges.plugin as judges_plugin
+import arena.players.plugin as players_plugin
 from arena.errors import ConfigError, PluginError, UnknownNameError
 from arena.hookspecs import hookimpl
+from arena.players.scripted import ScriptedPlayer
 from arena.plugin_manager import ArenaPluginManager, create_plugin_manager
 from arena.plugin_types import (
     GameEntry,
@@ -25,7 +26,6 @@ from arena.protocols.player import MoveRequest
 from arena.protocols.story import StoryRequest
 from arena.registry import Registry
 from arena.specs import Spec, parse_spec
-from players.scripted import ScriptedPlayer
 
 
 def registry_of(*plugins: tuple[str, object]) -> Registry:

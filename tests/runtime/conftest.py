@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from judges.ngram import NgramJudge
+from arena.judges.ngram import NgramJudge
 
 
 @pytest.fixture

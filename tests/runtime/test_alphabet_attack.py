@@ -19,16 +19,16 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from arena.judges.bundled_judge import create_bundled_judge
+from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
+from arena.players.remote_player import create_remote_player
+from arena.players.remote_server import shutdown_servers
 from arena.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import HistoryItem, MoveRequest
 from arena.runtime.maps import GameMap, story_requests
 from arena.specs import parse_spec
-from judges.bundled_judge import create_bundled_judge
-from judges.ngram import NgramJudge
-from players.remote_player import create_remote_player
-from players.remote_server import shutdown_servers
 from tests.runtime.helpers import ListPlayer, run_game
 
 GAME = Path(__file__).resolve().parents[2] / "arena" / "games" / "alternating_guessing.xgl"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from arena.judges.ngram import NgramJudge
 from arena.lang.flow import Flow, Origin, union
 from arena.protocols.player import HistoryItem, MoveRequest
 from arena.runtime.maps import GameMap
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, run_game
 
 

@@ -4,9 +4,9 @@ was sent."""
 
 from __future__ import annotations
 
+from arena.judges.ngram import NgramJudge
 from arena.protocols.player import RewardTermView
 from arena.runtime.maps import GameMap
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, run_game
 
 STORY = "the old miller walked to the river at dawn"

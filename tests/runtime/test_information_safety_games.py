@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.judges.ngram import NgramJudge
 from arena.lang import names
 from arena.lang.loader import load_game
 from arena.runtime.maps import GameMap, story_requests
 from arena.runtime.match import active_players
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 REPO = Path(__file__).resolve().parents[2]

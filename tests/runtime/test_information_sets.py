@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from arena.judges.ngram import NgramJudge
 from arena.runtime.maps import GameMap
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from judges.ngram import NgramJudge
+from arena.judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 GAME = 'assign(s="the river at dawn")\nelicit(t, 5)\nreward(xed(s | t))\n'

@@ -19,6 +19,8 @@ import pytest
 
 from arena.events import ElicitResponse, Event, Reward
 from arena.hookspecs import hookimpl
+from arena.judges.bundled_judge import create_bundled_judge
+from arena.judges.ngram import NgramJudge
 from arena.match_setup import build_match, load_game_ref
 from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import PlayerContext, PlayerEntry
@@ -28,8 +30,6 @@ from arena.registry import Registry
 from arena.runtime.maps import JudgeStorySource, resolve_map
 from arena.runtime.seeds import derive_seed, new_seed_key, public_seed_key, seat_seed, story_seed
 from arena.specs import Spec
-from judges.bundled_judge import create_bundled_judge
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer
 from tests.runtime.leak_attack import (
     Attacker,

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from arena.errors import GameSyntaxError
+from arena.judges.ngram import NgramJudge
 from arena.lang.limits import DEFAULT_LIMITS, LIMIT_NAMES, ResourceLimits, admitting
 from arena.lang.loader import load_game
 from arena.runtime.maps import story_requests
-from judges.ngram import NgramJudge
+from arena.tournaments.config import parse_tournament
 from tests.cli.test_play_command import arena
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 from tests.runtime.hostile_games import HOSTILE, JUDGE_REPLAY, STORY_DEFAULTS, STORY_SITES, Hostile
 from tests.runtime.test_resource_limits import assert_stopped_by
-from tournaments.config import parse_tournament
 
 
 async def test_scoring_a_long_string_in_a_loop_stops_at_the_judge_budget(

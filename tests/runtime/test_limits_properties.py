@@ -13,8 +13,8 @@ from datetime import timedelta
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from arena.judges.ngram import NgramJudge
 from arena.lang.limits import ResourceLimits
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, run_game
 
 INSTRUCTION_BUDGET = 1_000

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from arena.hookspecs import hookimpl
+from arena.judges.ngram import NgramJudge
 from arena.match_setup import build_match, load_game_ref
+from arena.players.random_words import create_random_player
 from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import PlayerContext, PlayerEntry
 from arena.protocols.player import MoveRequest
@@ -15,8 +17,6 @@ from arena.registry import Registry
 from arena.runtime.maps import GameMap
 from arena.runtime.seeds import new_seed_key
 from arena.specs import parse_spec
-from judges.ngram import NgramJudge
-from players.random_words import create_random_player
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 DESCRIBE = (

@@ -9,9 +9,9 @@ import tracemalloc
 from collections.abc import Awaitable
 from typing import TypeVar
 
+from arena.judges.ngram import NgramJudge
 from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.runtime.match import MatchResult
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 T = TypeVar("T")

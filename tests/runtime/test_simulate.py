@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
+from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
 from arena.runtime.simulate import simulate_move
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 GAME = (

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from arena.judges.ngram import NgramJudge
 from arena.protocols.judge import ScoreRequest
 from arena.runtime.maps import GameMap
-from judges.ngram import NgramJudge
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 
 

@@ -12,8 +12,8 @@ from arena.scoring import (
     playability_levels,
     running_max,
 )
-from tournaments.ratings import MatchRecord, SeatRecord
-from tournaments.ratings.normalisation import arms_curves
+from arena.tournaments.ratings import MatchRecord, SeatRecord
+from arena.tournaments.ratings.normalisation import arms_curves
 
 PER_MAP: list[list[float | None]] = [[None, 2.0, None, 4.0], [1.0, None, 3.0, 3.5], [5.0, 1.0, 0.5, 6.0]]
 

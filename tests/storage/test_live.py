@@ -9,6 +9,8 @@ from pathlib import Path
 
 from sqlalchemy import inspect
 
+from arena.judges.ngram import NgramJudge
+from arena.judges.pool import JudgePool
 from arena.storage import Store, sqlite_url
 from arena.storage.live import (
     MatchInFlight,
@@ -22,12 +24,10 @@ from arena.storage.live import (
 from arena.storage.migrations import migrate
 from arena.storage.read_only import open_read_only
 from arena.storage.snapshots import mark_schedule_run, save_schedule
-from judges.ngram import NgramJudge
-from judges.pool import JudgePool
+from arena.tournaments.config import load_tournament
+from arena.tournaments.executor import run_tournament
+from arena.tournaments.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
-from tournaments.config import load_tournament
-from tournaments.executor import run_tournament
-from tournaments.prepare import prepare_tournament
 
 # Two matches at a time, alpha's moves take 0.5 s: about 4 s, several heartbeats.
 SLOW = fx.SMALL.replace('player = "sleepy?words=3"', 'player = "sleepy?words=3&delay=0.5"').replace("global = 4", "global = 2")

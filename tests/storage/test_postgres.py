@@ -13,9 +13,9 @@ import pytest
 
 from arena.storage import Store
 from arena.storage.queries import stored_matches
+from arena.tournaments.run_config import run_file
 from tests.storage.postgres_server import available, postgres_server
 from tests.tournaments import arena_fixtures as fx
-from tournaments.run_config import run_file
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,7 +52,7 @@ def test_two_processes_write_one_tournament_without_duplicates(tmp_path: Path, p
     script = (
         "import asyncio, sys\n"
         "from tests.tournaments import arena_fixtures as fx\n"
-        "from tournaments.run_config import run_file\n"
+        "from arena.tournaments.run_config import run_file\n"
         "asyncio.run(run_file(sys.argv[1], db=sys.argv[2], registry=fx.registry()))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from arena.errors import JudgeError
 from arena.hookspecs import hookimpl
+from arena.judges.ngram import NgramJudge
 from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import JudgeEntry, PlayerContext, PlayerEntry
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.protocols.player import MoveRequest
 from arena.registry import Registry
 from arena.specs import Spec
-from judges.ngram import NgramJudge
 
 GAMES = {
     "condense.xgl": (

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from arena.tournaments.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
-from tournaments.run_config import run_file
 
 if __name__ == "__main__":
     try:

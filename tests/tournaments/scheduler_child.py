@@ -7,8 +7,8 @@ import asyncio
 import logging
 import sys
 
+from arena.tournaments.recurring.service import serve_until_signal
 from tests.tournaments import arena_fixtures as fx
-from tournaments.recurring.service import serve_until_signal
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)

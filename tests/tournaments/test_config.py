@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from arena.redaction import redact
+from arena.tournaments.config import load_tournament, parse_tournament
+from arena.tournaments.config_errors import TournamentConfigError
+from arena.tournaments.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
-from tournaments.config import load_tournament, parse_tournament
-from tournaments.config_errors import TournamentConfigError
-from tournaments.prepare import prepare_tournament
 
 SECRET = "sk-live0123456789abcdefXYZ"
 

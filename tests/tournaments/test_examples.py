@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from arena.cli import build_app
 from arena.registry import Registry
-from tournaments.config import load_tournament
-from tournaments.prepare import prepare_tournament
+from arena.tournaments.config import load_tournament
+from arena.tournaments.prepare import prepare_tournament
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 APP = build_app()

@@ -14,12 +14,12 @@ from arena.events import Event
 from arena.registry import Registry
 from arena.storage import MATCH_DONE, MATCH_ERROR, FinishedMatch, Store, sqlite_url
 from arena.storage.queries import map_texts, match_events, stored_matches
+from arena.tournaments.cli import main as cli_main
+from arena.tournaments.config import load_tournament
+from arena.tournaments.executor import RunSummary, run_tournament
+from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
-from tournaments.cli import main as cli_main
-from tournaments.config import load_tournament
-from tournaments.executor import RunSummary, run_tournament
-from tournaments.prepare import prepare_tournament
-from tournaments.run_config import run_file
 
 
 @pytest.fixture(scope="module")
@@ -309,7 +309,7 @@ async def test_head_to_head_rotates_participants_through_every_seat(tmp_path: Pa
 
 
 def test_the_progress_bar_shows_counts_and_judge_metrics(capsys: pytest.CaptureFixture[str]) -> None:
-    from tournaments.progress import RichProgress
+    from arena.tournaments.progress import RichProgress
 
     progress = RichProgress("demo", lambda: {"requests": 9.0, "batches": 3.0, "mean_batch_size": 2.5})
     progress.start(total=4, done=1)
@@ -344,12 +344,12 @@ async def test_a_map_that_cannot_be_made_skips_only_its_matches(tmp_path: Path, 
 
 
 def test_the_plugin_adds_run_and_matches_to_the_arena_command() -> None:
-    import tournaments.plugin
+    import arena.tournaments.plugin
     from arena.plugin_manager import create_plugin_manager
 
     pm = create_plugin_manager()
-    if not pm.is_registered(tournaments.plugin):  # until pyproject declares the entry point
-        pm.register_plugin(tournaments.plugin, "builtin_tournaments")
+    if not pm.is_registered(arena.tournaments.plugin):  # until pyproject declares the entry point
+        pm.register_plugin(arena.tournaments.plugin, "builtin_tournaments")
     found = Registry.from_plugin_manager(pm)
     assert {"run", "matches"} <= set(found.command_names())
     assert not [f for f in found.failures() if f.name == "builtin_tournaments"]

@@ -13,11 +13,11 @@ from typer.testing import CliRunner
 from arena.errors import ConfigError
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
-from tournaments.cli_ratings import app
-from tournaments.exchange import export as export_module
-from tournaments.exchange.export import MATCH_COLUMNS, RATING_COLUMNS, SEAT_COLUMNS
-from tournaments.exchange.importers import import_file
-from tournaments.ratings.service import DEFAULT_OPTIONS
+from arena.tournaments.cli_ratings import app
+from arena.tournaments.exchange import export as export_module
+from arena.tournaments.exchange.export import MATCH_COLUMNS, RATING_COLUMNS, SEAT_COLUMNS
+from arena.tournaments.exchange.importers import import_file
+from arena.tournaments.ratings.service import DEFAULT_OPTIONS
 
 CSV = (
     "game,participant_a,score_a,participant_b,score_b,map\n"

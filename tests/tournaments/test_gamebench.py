@@ -6,15 +6,19 @@ from itertools import combinations
 
 import pytest
 
-from tests.tournaments.gamebench_reference import DATA, PUBLISHED, needs_data
-from tournaments.ratings import LeaderboardConfig, RatingInputError, leaderboard_from_comparisons
-from tournaments.ratings.gamebench import (
+from arena.tournaments.ratings import (
+    LeaderboardConfig,
+    RatingInputError,
+    leaderboard_from_comparisons,
+)
+from arena.tournaments.ratings.gamebench import (
     gamebench_comparisons,
     gamebench_records,
     load_gamebench,
     parse_gamebench,
 )
-from tournaments.ratings.outcomes import pairwise_outcomes
+from arena.tournaments.ratings.outcomes import pairwise_outcomes
+from tests.tournaments.gamebench_reference import DATA, PUBLISHED, needs_data
 
 
 @needs_data

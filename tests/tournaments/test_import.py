@@ -16,9 +16,9 @@ from arena.storage.imports import import_sources, map_labels
 from arena.storage.migrations import _TABLES
 from arena.storage.queries import stored_matches
 from arena.storage.tables import table_of
-from tournaments.cli_ratings import app
-from tournaments.cli_ratings import main as cli_main
-from tournaments.exchange.importers import ImportFileError, import_file, parse_file
+from arena.tournaments.cli_ratings import app
+from arena.tournaments.cli_ratings import main as cli_main
+from arena.tournaments.exchange.importers import ImportFileError, import_file, parse_file
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gamebench_matches.json"
 needs_data = pytest.mark.skipif(not DATA.exists(), reason=f"GameBench data not found at {DATA}")

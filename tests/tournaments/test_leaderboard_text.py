@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from tournaments.ratings.leaderboard_text import HEADER, render_leaderboard
-from tournaments.ratings.records import MatchRecord, SeatRecord
-from tournaments.ratings.service import RatingInputs, RatingOptions, compute_ratings
+from arena.tournaments.ratings.leaderboard_text import HEADER, render_leaderboard
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.tournaments.ratings.service import RatingInputs, RatingOptions, compute_ratings
 
 EVIL = "mallory\x1b[2J\x1b[31m\u202e"
 

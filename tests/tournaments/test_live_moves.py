@@ -19,10 +19,10 @@ from arena.storage.live import (
     live_match_events,
     matches_in_flight,
 )
+from arena.tournaments.config import load_tournament
+from arena.tournaments.executor import run_tournament
+from arena.tournaments.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
-from tournaments.config import load_tournament
-from tournaments.executor import run_tournament
-from tournaments.prepare import prepare_tournament
 
 SLOW = """
 name = "slow"

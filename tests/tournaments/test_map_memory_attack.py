@@ -16,8 +16,8 @@ import pytest
 from arena.registry import Registry
 from arena.storage import MATCH_DONE, Store, sqlite_url, tables
 from arena.storage.queries import map_texts, stored_matches
+from arena.tournaments.run_config import run_file
 from tests.tournaments import memory_agents
-from tournaments.run_config import run_file
 
 # After the fix the remembering bob is within map luck of the honest one (+0.1 against -2.0
 # bits in eval, -1.4 in head-to-head); before it, it led by 37 bits in both modes

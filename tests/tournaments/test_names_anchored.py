@@ -10,10 +10,10 @@ import pytest
 
 from arena.specs import NAME_RE
 from arena.storage import sqlite_url
+from arena.tournaments.config import parse_tournament
+from arena.tournaments.config_errors import TournamentConfigError
+from arena.tournaments.recurring.cli import main as recurring_main
 from tests.tournaments import arena_fixtures as fx
-from tournaments.config import parse_tournament
-from tournaments.config_errors import TournamentConfigError
-from tournaments.recurring.cli import main as recurring_main
 
 BUILTIN_ONLY = fx.SMALL.replace('"sleepy?words=2"', '"random?words=2"').replace(
     '"sleepy?words=3"', '"scripted:a story|the cat"'

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from arena.scoring import StepsFunction, ThresholdSpec, catch_up_scores, threshold_scores
-from tournaments.ratings import MatchRecord, SeatRecord
-from tournaments.ratings.normalisation import (
+from arena.tournaments.ratings import MatchRecord, SeatRecord
+from arena.tournaments.ratings.normalisation import (
     arms_curves,
     catch_up_normalisation,
     forfeit_values,

@@ -13,12 +13,12 @@ import pytest
 from arena.registry import Registry
 from arena.storage import MATCH_DONE, FinishedMatch, Store, sqlite_url
 from arena.storage.live import PLAYING, PREPARING, live_runs
+from arena.tournaments.config import load_tournament
+from arena.tournaments.executor import run_tournament
+from arena.tournaments.live_reporter import LiveReporter
+from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.progress import MatchClock, RichProgress
 from tests.tournaments import arena_fixtures as fx
-from tournaments.config import load_tournament
-from tournaments.executor import run_tournament
-from tournaments.live_reporter import LiveReporter
-from tournaments.prepare import prepare_tournament
-from tournaments.progress import MatchClock, RichProgress
 
 JUDGE_STATS = {"requests": 1234.0, "batches": 321.0, "mean_batch_size": 3.84,
                "cache_hits": 417.0, "tokens_per_s": 18234.5, "mean_queue_wait_ms": 12.75}

@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from arena.errors import UnknownNameError
-from tournaments.ratings import (
+from arena.tournaments.ratings import (
     LeaderboardConfig,
     MatchRecord,
     RatingInputError,
@@ -25,9 +25,9 @@ from tournaments.ratings import (
     pairwise_outcomes,
     rank_ranges,
 )
-from tournaments.ratings.bootstrap import MatchSampler, expected_match_counts
-from tournaments.ratings.bradley_terry import ELO_PER_NATURAL
-from tournaments.ratings.synthetic import synthetic_matches
+from arena.tournaments.ratings.bootstrap import MatchSampler, expected_match_counts
+from arena.tournaments.ratings.bradley_terry import ELO_PER_NATURAL
+from arena.tournaments.ratings.synthetic import synthetic_matches
 
 
 def strengths(n: int, spread: float = 2.0) -> dict[str, float]:

@@ -18,14 +18,14 @@ from typer.testing import CliRunner
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
 from arena.storage.snapshots import rating_snapshots
+from arena.tournaments.cli import main as run_main
+from arena.tournaments.cli_ratings import app
+from arena.tournaments.exchange.importers import import_file
+from arena.tournaments.ratings import LeaderboardConfig, leaderboard, online_elo
+from arena.tournaments.ratings.service import load_inputs, normalised_scores
+from arena.tournaments.ratings.service import online_elo as service_elo
+from arena.tournaments.records_from_store import records_from_store
 from tests.tournaments.gamebench_reference import DATA, PUBLISHED, needs_data
-from tournaments.cli import main as run_main
-from tournaments.cli_ratings import app
-from tournaments.exchange.importers import import_file
-from tournaments.ratings import LeaderboardConfig, leaderboard, online_elo
-from tournaments.ratings.service import load_inputs, normalised_scores
-from tournaments.ratings.service import online_elo as service_elo
-from tournaments.records_from_store import records_from_store
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -234,7 +234,7 @@ def test_scores_give_catch_up_the_xent_measure_and_reference(mini: str) -> None:
 
 def test_scores_offer_the_papers_narms_and_reference_normalisations(mini: str) -> None:
     from arena.scoring import ThresholdSpec
-    from tournaments.ratings.normalisation import catch_up_normalisation, game_scores
+    from arena.tournaments.ratings.normalisation import catch_up_normalisation, game_scores
 
     args = ["scores", "-t", "mini", "--db", mini, "--json"]
     narms = CliRunner().invoke(app, [*args, "--normalisation", "narms", "--theta", "0.5",

@@ -25,11 +25,11 @@ from arena.storage.live import scheduler_beats
 from arena.storage.queries import match_counts
 from arena.storage.schedule_runs import ScheduleRunRecord, acquire_lease, schedule_runs
 from arena.storage.snapshots import mark_schedule_run, rating_snapshots, schedules
+from arena.tournaments.recurring.cli import main as recurring_main
+from arena.tournaments.recurring.runner import MANUAL, run_schedule, run_seed
+from arena.tournaments.recurring.schedules import ScheduleError, add_schedule, parse_cron
+from arena.tournaments.recurring.service import SchedulerService
 from tests.tournaments import arena_fixtures as fx
-from tournaments.recurring.cli import main as recurring_main
-from tournaments.recurring.runner import MANUAL, run_schedule, run_seed
-from tournaments.recurring.schedules import ScheduleError, add_schedule, parse_cron
-from tournaments.recurring.service import SchedulerService
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILTIN_ONLY = fx.SMALL.replace('player = "sleepy?words=2"', 'player = "random?words=2"').replace(

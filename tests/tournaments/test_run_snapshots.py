@@ -8,8 +8,8 @@ from pathlib import Path
 
 from arena.storage import Store, sqlite_url
 from arena.storage.snapshots import rating_snapshots
+from arena.tournaments.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
-from tournaments.run_config import run_file
 
 SLOW = fx.SMALL.replace('player = "sleepy?words=3"', 'player = "sleepy?words=3&delay=0.4"') \
     .replace("maps = 2", "maps = 4").replace("global = 4", "global = 2")

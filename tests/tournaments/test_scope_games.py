@@ -17,8 +17,8 @@ from arena.cli import main
 from arena.storage import MATCH_DONE, Store, sqlite_url
 from arena.storage import scopes as store
 from arena.storage.queries import stored_matches
-from tournaments.config_errors import TournamentConfigError
-from tournaments.run_config import run_file
+from arena.tournaments.config_errors import TournamentConfigError
+from arena.tournaments.run_config import run_file
 
 ROOT = Path(__file__).resolve().parents[2]
 BODY = """

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from arena.registry import Registry
+from arena.tournaments.config import parse_tournament
+from arena.tournaments.config_errors import TournamentConfigError
+from arena.tournaments.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
-from tournaments.config import parse_tournament
-from tournaments.config_errors import TournamentConfigError
-from tournaments.prepare import prepare_tournament
 
 
 @pytest.fixture(scope="module")

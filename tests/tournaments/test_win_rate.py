@@ -11,12 +11,12 @@ from typer.testing import CliRunner
 
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
+from arena.tournaments.cli import main as run_main
+from arena.tournaments.cli_ratings import app
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.tournaments.ratings.win_rate import OVERALL, wilson_interval, win_rates
+from arena.tournaments.records_from_store import records_from_store
 from tests.tournaments.test_ratings_cli import CONDENSE, DUEL, EVAL
-from tournaments.cli import main as run_main
-from tournaments.cli_ratings import app
-from tournaments.ratings.records import MatchRecord, SeatRecord
-from tournaments.ratings.win_rate import OVERALL, wilson_interval, win_rates
-from tournaments.records_from_store import records_from_store
 
 
 def test_wilson_interval_matches_the_textbook_values() -> None:

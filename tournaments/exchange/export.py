@@ -29,14 +29,14 @@ from arena.errors import ConfigError, MissingExtraError, did_you_mean
 from arena.storage.imports import import_sources, map_labels
 from arena.storage.match_keys import short_key
 from arena.storage.queries import stored_matches
-from tournaments.ratings.service import (
+from arena.tournaments.ratings.service import (
     DEFAULT_OPTIONS,
     RatingOptions,
     compute_ratings,
     load_inputs,
     resolved_point,
 )
-from tournaments.records_from_store import check_tournaments
+from arena.tournaments.records_from_store import check_tournaments
 
 ExportFormat = Literal["csv", "json", "parquet"]
 FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)

@@ -9,9 +9,9 @@ from arena.errors import ConfigError
 if TYPE_CHECKING:
     from arena.registry import Registry
     from arena.storage import Store
-    from tournaments.executor import RunSummary
-    from tournaments.match_task import EventHook
-    from tournaments.prepare import PreparedTournament
+    from arena.tournaments.executor import RunSummary
+    from arena.tournaments.match_task import EventHook
+    from arena.tournaments.prepare import PreparedTournament
 
 LOCAL = "local"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from arena.registry import Registry
 from arena.storage import Store
-from tournaments.executor import RunSummary, run_tournament
-from tournaments.executors.base import LOCAL
-from tournaments.match_task import EventHook
-from tournaments.prepare import PreparedTournament
-from tournaments.progress import ProgressSink, RichProgress, judge_metrics
+from arena.tournaments.executor import RunSummary, run_tournament
+from arena.tournaments.executors.base import LOCAL
+from arena.tournaments.match_task import EventHook
+from arena.tournaments.prepare import PreparedTournament
+from arena.tournaments.progress import ProgressSink, RichProgress, judge_metrics
 
 IN_PROCESS = "in-process"  # the judge backend recorded with each match
 

@@ -8,13 +8,13 @@ from arena.plugin_types import ExecutorEntry
 
 
 def _local() -> object:
-    from tournaments.executors.local import LocalExecutor
+    from arena.tournaments.executors.local import LocalExecutor
 
     return LocalExecutor()
 
 
 def _ray() -> object:
-    from tournaments.executors.ray_executor import RayExecutor
+    from arena.tournaments.executors.ray_executor import RayExecutor
 
     return RayExecutor()
 

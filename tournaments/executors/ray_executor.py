@@ -26,23 +26,23 @@ from arena.runtime.maps import GameMap
 from arena.specs import parse_spec
 from arena.storage import FinishedMatch, Store
 from arena.storage.tables import utcnow
-from tournaments.config import RayConfig
-from tournaments.executor import RunSummary, run_tournament
-from tournaments.executors.ray_judge import RayJudge, start_judge_actors
-from tournaments.executors.ray_limits import provider_limiter
-from tournaments.executors.ray_support import import_ray
-from tournaments.executors.ray_tasks import (
+from arena.tournaments.config import RayConfig
+from arena.tournaments.executor import RunSummary, run_tournament
+from arena.tournaments.executors.ray_judge import RayJudge, start_judge_actors
+from arena.tournaments.executors.ray_limits import provider_limiter
+from arena.tournaments.executors.ray_support import import_ray
+from arena.tournaments.executors.ray_tasks import (
     GameText,
     MatchSpec,
     RunShared,
     TransientPlayerError,
     play_match,
 )
-from tournaments.executors.ray_watchdog import witnessed
-from tournaments.match_task import EventHook, MatchContext, error_record
-from tournaments.pairings import MatchPlan
-from tournaments.prepare import PreparedTournament
-from tournaments.progress import ProgressSink, RichProgress
+from arena.tournaments.executors.ray_watchdog import witnessed
+from arena.tournaments.match_task import EventHook, MatchContext, error_record
+from arena.tournaments.pairings import MatchPlan
+from arena.tournaments.prepare import PreparedTournament
+from arena.tournaments.progress import ProgressSink, RichProgress
 
 RAY = "ray"
 log = logging.getLogger("arena.ray")

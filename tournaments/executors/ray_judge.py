@@ -20,8 +20,8 @@ from typing import Any
 
 from arena.least_busy import LeastBusy
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
-from tournaments.executors.ray_support import import_ray, worker_registry
-from tournaments.progress import judge_metrics
+from arena.tournaments.executors.ray_support import import_ray, worker_registry
+from arena.tournaments.progress import judge_metrics
 
 RAY_ACTOR = "ray-actor"  # the judge backend recorded with each match
 MAX_RESTARTS = 4
@@ -96,7 +96,7 @@ def start_judge_actors(
 class RayJudge:
     """The `Judge` protocol over judge actors, least busy first."""
 
-    backend_kind = RAY_ACTOR  # provenance (see `tournaments.match_task.judge_backend`)
+    backend_kind = RAY_ACTOR  # provenance (see `arena.tournaments.match_task.judge_backend`)
 
     def __init__(self, actors: Sequence[Any], info: JudgeInfo) -> None:
         if not actors:

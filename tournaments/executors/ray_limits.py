@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tournaments.executors.ray_support import import_ray
+from arena.tournaments.executors.ray_support import import_ray
 
 NAME = "xent-arena-provider-limits"
 NAMESPACE = "xent-arena"

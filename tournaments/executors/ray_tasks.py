@@ -32,10 +32,10 @@ from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy
 from arena.storage.records import FinishedMatch
 from arena.storage.tables import utcnow
-from tournaments.executors.ray_judge import RAY_ACTOR, RayJudge
-from tournaments.executors.ray_support import worker_registry
-from tournaments.match_task import MatchContext, error_record, play_plan
-from tournaments.pairings import MatchPlan
+from arena.tournaments.executors.ray_judge import RAY_ACTOR, RayJudge
+from arena.tournaments.executors.ray_support import worker_registry
+from arena.tournaments.match_task import MatchContext, error_record, play_plan
+from arena.tournaments.pairings import MatchPlan
 
 EVENT_FLUSH_S = 0.2
 

@@ -57,7 +57,7 @@ def witnessed(ray: Any) -> Iterator[None]:
     raylet = raylet_pid(ray)
     logs = driver_logs_dir(ray)
     command = [
-        sys.executable, "-m", "tournaments.executors.ray_watchdog", str(os.getpid()),
+        sys.executable, "-m", "arena.tournaments.executors.ray_watchdog", str(os.getpid()),
         str(raylet or 0), logs or "", *sys.argv[1:],
     ]
     witness: subprocess.Popen[bytes] | None = None

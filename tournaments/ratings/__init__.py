@@ -2,25 +2,25 @@
 
 Typical use::
 
-    from tournaments.ratings import LeaderboardConfig, MatchRecord, SeatRecord, leaderboard
+    from arena.tournaments.ratings import LeaderboardConfig, MatchRecord, SeatRecord, leaderboard
     rows = leaderboard(records, LeaderboardConfig(seed=0))
 """
 
-from tournaments.ratings.bootstrap import (
+from arena.tournaments.ratings.bootstrap import (
     BootstrapResult,
     bootstrap,
     percentile_intervals,
     rank_ranges,
 )
-from tournaments.ratings.bradley_terry import BTFit, fit, to_scale
-from tournaments.ratings.comparisons import (
+from arena.tournaments.ratings.bradley_terry import BTFit, fit, to_scale
+from arena.tournaments.ratings.comparisons import (
     ComparisonData,
     build_comparisons,
     comparisons_from_records,
 )
-from tournaments.ratings.elo import elo_update, online_elo
-from tournaments.ratings.errors import RatingInputError
-from tournaments.ratings.leaderboard import (
+from arena.tournaments.ratings.elo import elo_update, online_elo
+from arena.tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.leaderboard import (
     Leaderboard,
     LeaderboardConfig,
     LeaderboardRow,
@@ -28,14 +28,14 @@ from tournaments.ratings.leaderboard import (
     leaderboard,
     leaderboard_from_comparisons,
 )
-from tournaments.ratings.outcomes import (
+from arena.tournaments.ratings.outcomes import (
     TIE_TOLERANCE_BITS,
     Outcome,
     compare_seats,
     pairwise_outcomes,
 )
-from tournaments.ratings.rank_probabilities import rank_probabilities
-from tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.tournaments.ratings.rank_probabilities import rank_probabilities
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 
 __all__ = [
     "TIE_TOLERANCE_BITS",

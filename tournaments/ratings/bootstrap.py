@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tournaments.ratings.bradley_terry import DEFAULT_PRIOR, Design, solve
-from tournaments.ratings.comparisons import ComparisonData, FloatArray, IntArray
-from tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.bradley_terry import DEFAULT_PRIOR, Design, solve
+from arena.tournaments.ratings.comparisons import ComparisonData, FloatArray, IntArray
+from arena.tournaments.ratings.errors import RatingInputError
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,7 +9,8 @@ keeps the estimate finite for undefeated participants and for disconnected compa
 deviation 10 natural-log units, about 1700 Elo points) is deliberately weak.
 
 The solver is damped Newton on the aggregated per-key win/total weights (see
-:mod:`tournaments.ratings.comparisons`): gradient and Hessian come from a few ``numpy.bincount``
+:mod:`arena.tournaments.ratings.comparisons`): gradient and Hessian come from a few
+``numpy.bincount``
 passes, the Hessian is only (participants + roles)^2, so a Newton step costs about a
 millisecond for 50 participants and warm-started bootstrap refits converge in a few steps.
 """
@@ -22,8 +23,13 @@ from typing import Literal
 
 import numpy as np
 
-from tournaments.ratings.comparisons import ComparisonData, FloatArray, IntArray, weighted_bincount
-from tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.comparisons import (
+    ComparisonData,
+    FloatArray,
+    IntArray,
+    weighted_bincount,
+)
+from arena.tournaments.ratings.errors import RatingInputError
 
 ELO_PER_NATURAL = 400.0 / math.log(10.0)
 DEFAULT_PRIOR = 0.01

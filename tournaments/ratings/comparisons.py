@@ -1,7 +1,7 @@
 """Comparisons in array form, ready for fitting and for the match bootstrap.
 
 :class:`ComparisonData` indexes participants, role-effect keys (``"game:role"``), matches and
-games, and stores one row per :class:`~tournaments.ratings.outcomes.Outcome`. It also holds
+games, and stores one row per :class:`~arena.tournaments.ratings.outcomes.Outcome`. It also holds
 every match, including matches that gave no comparison (an exact draw left out, a match whose
 seats are all NPCs): the bootstrap draws from all matches, as GameBench does.
 
@@ -18,9 +18,9 @@ from typing import cast
 import numpy as np
 from numpy.typing import NDArray
 
-from tournaments.ratings.errors import RatingInputError
-from tournaments.ratings.outcomes import Outcome, pairwise_outcomes
-from tournaments.ratings.records import MatchRecord
+from arena.tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.outcomes import Outcome, pairwise_outcomes
+from arena.tournaments.ratings.records import MatchRecord
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]

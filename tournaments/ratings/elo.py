@@ -14,8 +14,8 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
-from tournaments.ratings.outcomes import Outcome, pairwise_outcomes
-from tournaments.ratings.records import MatchRecord
+from arena.tournaments.ratings.outcomes import Outcome, pairwise_outcomes
+from arena.tournaments.ratings.records import MatchRecord
 
 DEFAULT_K = 16.0
 DEFAULT_INITIAL = 1000.0

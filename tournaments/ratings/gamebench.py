@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tournaments.ratings.comparisons import ComparisonData, build_comparisons
-from tournaments.ratings.errors import RatingInputError
-from tournaments.ratings.outcomes import Outcome
-from tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.tournaments.ratings.comparisons import ComparisonData, build_comparisons
+from arena.tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.outcomes import Outcome
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 
 SEATS = ("first", "second")  # JSON key order; GameBench does not say who moved first
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
 
-from tournaments.ratings.outcomes import compare_seats
-from tournaments.ratings.records import MatchRecord
+from arena.tournaments.ratings.outcomes import compare_seats
+from arena.tournaments.ratings.records import MatchRecord
 
 CellKey = tuple[object, ...]  # MatchRecord.comparability_key() without the map
 

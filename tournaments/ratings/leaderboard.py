@@ -22,14 +22,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from arena.errors import UnknownNameError
-from tournaments.ratings.bootstrap import (
+from arena.tournaments.ratings.bootstrap import (
     BootstrapResult,
     bootstrap,
     expected_match_counts,
     percentile_intervals,
     rank_ranges,
 )
-from tournaments.ratings.bradley_terry import (
+from arena.tournaments.ratings.bradley_terry import (
     DEFAULT_PRIOR,
     ELO_PER_NATURAL,
     BTFit,
@@ -37,13 +37,13 @@ from tournaments.ratings.bradley_terry import (
     fit,
     to_scale,
 )
-from tournaments.ratings.comparisons import (
+from arena.tournaments.ratings.comparisons import (
     ComparisonData,
     FloatArray,
     comparisons_from_records,
 )
-from tournaments.ratings.errors import RatingInputError
-from tournaments.ratings.records import MatchRecord
+from arena.tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.records import MatchRecord
 
 PointEstimate = Literal["mle", "bootstrap_mean"]
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from sqlalchemy import Engine
 
 from arena.listing import printable, text_table
-from tournaments.ratings.leaderboard import Leaderboard
-from tournaments.ratings.service import (
+from arena.tournaments.ratings.leaderboard import Leaderboard
+from arena.tournaments.ratings.service import (
     DEFAULT_OPTIONS,
     RatingInputs,
     RatingOptions,

@@ -1,7 +1,7 @@
 """Score normalisation (SCORING.md section 3) over stored matches: running max, catch-up,
 the paper's threshold narms, reference, Xent measure.
 
-All functions are pure functions of :class:`~tournaments.ratings.records.MatchRecord` lists;
+All functions are pure functions of :class:`~arena.tournaments.ratings.records.MatchRecord` lists;
 the math itself (forfeit floor, running max, steps, levels) is `arena.scoring`, shared with
 the analysis tools.
 Cells are ``(game, role)``; only non-NPC seats are scored (eval mode: the main character;
@@ -44,8 +44,8 @@ from arena.scoring import (
     running_max,
     threshold_scores,
 )
-from tournaments.ratings.errors import RatingInputError
-from tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 
 Cell = tuple[str, str]  # (game, role)
 MapKey = tuple[str, str, str]  # (game, role, map)

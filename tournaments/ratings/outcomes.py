@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 
 TIE_TOLERANCE_BITS = 1e-6
 

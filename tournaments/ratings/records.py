@@ -1,7 +1,8 @@
 """Storage-agnostic input records for ratings and normalisation.
 
 The storage layer converts database rows into these plain frozen dataclasses; everything in
-``tournaments.ratings`` and ``tournaments.ratings.normalisation`` is a pure function of them.
+``arena.tournaments.ratings`` and ``arena.tournaments.ratings.normalisation`` is a pure
+function of them.
 
 A :class:`MatchRecord` is one match of one game on one map. Each :class:`SeatRecord` is one
 active role (seat) in it, with the participant who played it, its match score in bits (the best
@@ -15,7 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.errors import RatingInputError
 
 Mode = Literal["eval", "head_to_head"]
 MODES: tuple[str, ...] = ("eval", "head_to_head")

@@ -1,5 +1,5 @@
 """Ratings and normalised scores of stored tournaments: the glue between the database and the
-pure functions of `tournaments.ratings` and `tournaments.ratings.normalisation`.
+pure functions of `arena.tournaments.ratings` and `arena.tournaments.ratings.normalisation`.
 
 One or several tournaments are rated together (participants matched by name), so results
 imported from other benchmarks merge with the arena's own. How a match's scores compare is
@@ -34,9 +34,9 @@ from arena.storage.imports import import_sources, tournament_config, tournament_
 from arena.storage.queries import stored_matches
 from arena.storage.snapshot_draws import DRAWS_KEY, encode_draws
 from arena.storage.snapshots import save_rating_snapshot
-from tournaments.config import NORMALISATIONS
-from tournaments.exchange.importers import WIN_SHARE
-from tournaments.ratings import (
+from arena.tournaments.config import NORMALISATIONS
+from arena.tournaments.exchange.importers import WIN_SHARE
+from arena.tournaments.ratings import (
     ComparisonData,
     Leaderboard,
     LeaderboardConfig,
@@ -47,14 +47,14 @@ from tournaments.ratings import (
     leaderboard_from_comparisons,
     pairwise_outcomes,
 )
-from tournaments.ratings.bradley_terry import DEFAULT_PRIOR
-from tournaments.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
-from tournaments.ratings.informative import (
+from arena.tournaments.ratings.bradley_terry import DEFAULT_PRIOR
+from arena.tournaments.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
+from arena.tournaments.ratings.informative import (
     UninformativeRole,
     uninformative_roles,
     without_uninformative,
 )
-from tournaments.ratings.normalisation import (
+from arena.tournaments.ratings.normalisation import (
     Cell,
     NormalisedCell,
     ReferenceScores,
@@ -64,7 +64,7 @@ from tournaments.ratings.normalisation import (
     reference_normalisation,
     xent_measures,
 )
-from tournaments.records_from_store import check_tournaments, records_from_store
+from arena.tournaments.records_from_store import check_tournaments, records_from_store
 
 Scale = Literal["elo", "log"]
 SCALES: tuple[Scale, ...] = get_args(Scale)

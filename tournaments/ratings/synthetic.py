@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 
 ROLES = ("first", "second")
 

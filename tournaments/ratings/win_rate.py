@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from scipy.stats import norm
 
-from tournaments.ratings.outcomes import compare_seats
-from tournaments.ratings.records import MatchRecord
+from arena.tournaments.ratings.outcomes import compare_seats
+from arena.tournaments.ratings.records import MatchRecord
 
 OVERALL = "(overall)"
 

@@ -1,5 +1,5 @@
 """`arena schedule add|list|remove|run-now` and `arena scheduler` (added to the `arena`
-command by `tournaments.plugin`; also `python -m tournaments.recurring.cli ...`)."""
+command by `arena.tournaments.plugin`; also `python -m arena.tournaments.recurring.cli ...`)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import typer
 from arena.console import run_app
 from arena.interrupts import run_stoppable
 from arena.listing import text_table
-from tournaments.cli import DbOption
+from arena.tournaments.cli import DbOption
 
-# tournaments.recurring.schedules.SeedPolicy, repeated so that building the command line
+# arena.tournaments.recurring.schedules.SeedPolicy, repeated so that building the command line
 # imports neither APScheduler nor the storage (tests/cli/test_cli_start.py checks it).
 SeedPolicy = Literal["fresh", "fixed"]
 
@@ -59,7 +59,7 @@ def add_command(
 ) -> None:
     """Schedule a tournament file to run on a cron or every N seconds."""
     from arena.storage import Store
-    from tournaments.recurring.schedules import add_schedule, describe_trigger
+    from arena.tournaments.recurring.schedules import add_schedule, describe_trigger
 
     store = Store.open(db)
     try:
@@ -94,7 +94,7 @@ def list_command(db: DbOption = None) -> None:
     from arena.storage import Store
     from arena.storage.schedule_runs import schedule_runs
     from arena.storage.snapshots import schedules
-    from tournaments.recurring.schedules import describe_trigger, next_run_time
+    from arena.tournaments.recurring.schedules import describe_trigger, next_run_time
 
     store = Store.open(db, create=False)
     try:
@@ -124,7 +124,7 @@ def remove_command(
 ) -> None:
     """Remove a schedule (its matches, runs and rating snapshots stay stored)."""
     from arena.storage import Store
-    from tournaments.recurring.schedules import remove_schedule
+    from arena.tournaments.recurring.schedules import remove_schedule
 
     store = Store.open(db, create=False)
     try:
@@ -141,7 +141,7 @@ def run_now_command(
     """Run a schedule once, now, in this process (skipped if it is running elsewhere)."""
     from arena.registry import Registry
     from arena.storage import Store
-    from tournaments.recurring.runner import MANUAL, process_owner, run_schedule
+    from arena.tournaments.recurring.runner import MANUAL, process_owner, run_schedule
 
     async def go() -> None:
         store = Store.open(db, create=False)
@@ -177,7 +177,7 @@ def scheduler_command(
     ] = 60.0,
 ) -> None:
     """Run schedules on time until Ctrl-C or SIGTERM (schedules live in the database)."""
-    from tournaments.recurring.service import serve_until_signal
+    from arena.tournaments.recurring.service import serve_until_signal
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S",
@@ -188,7 +188,7 @@ def scheduler_command(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m tournaments.recurring.cli`: user errors print a message and exit 2."""
+    """`python -m arena.tournaments.recurring.cli`: user errors print a message and exit 2."""
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.add_typer(schedule_app)
     app.add_typer(scheduler_app)

@@ -6,7 +6,7 @@
 2. Pick the run's seed (`recurring` module docstring): a run that did not finish is resumed
    with its own seed; otherwise a fresh seed, or the file's with `seeds = "fixed"`.
 3. Play the tournament file with that seed into the database, then store a rating snapshot
-   over all the tournament's matches (`tournaments.ratings.service.store_snapshot`, so
+   over all the tournament's matches (`arena.tournaments.ratings.service.store_snapshot`, so
    ratings accumulate across runs), and record the run (start, finish, status).
 
 A failing run is recorded as `failed` with its error and does not raise, so one broken
@@ -40,11 +40,11 @@ from arena.storage.schedule_runs import (
 )
 from arena.storage.snapshots import ScheduleRecord, mark_schedule_run
 from arena.storage.tables import utcnow
-from tournaments.config import TournamentConfig, load_tournament
-from tournaments.executor import RunSummary
-from tournaments.ratings.service import store_snapshot
-from tournaments.recurring.schedules import find_schedule, next_run_time
-from tournaments.run_config import play_config
+from arena.tournaments.config import TournamentConfig, load_tournament
+from arena.tournaments.executor import RunSummary
+from arena.tournaments.ratings.service import store_snapshot
+from arena.tournaments.recurring.schedules import find_schedule, next_run_time
+from arena.tournaments.run_config import play_config
 
 log = logging.getLogger("arena.scheduler")
 

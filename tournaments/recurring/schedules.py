@@ -35,8 +35,8 @@ from arena.storage.snapshots import (
     save_schedule,
     schedules,
 )
-from tournaments.config import load_tournament
-from tournaments.prepare import prepare_tournament
+from arena.tournaments.config import load_tournament
+from arena.tournaments.prepare import prepare_tournament
 
 SeedPolicy = Literal["fresh", "fixed"]
 SEED_POLICIES: tuple[SeedPolicy, ...] = get_args(SeedPolicy)

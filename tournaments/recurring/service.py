@@ -9,7 +9,7 @@
   and fire times missed while busy collapse into one. The next fire time is written to
   the table; a scheduler that finds it passed (none was running then) runs the schedule
   once at start.
-- Across processes the schedule's database lease (`tournaments.recurring.runner`) guards:
+- Across processes the schedule's database lease (`arena.tournaments.recurring.runner`) guards:
   a second scheduler on the same database, or `arena schedule run-now`, skips a schedule
   that is running elsewhere.
 - SIGINT/SIGTERM: no new runs start; runs in flight are cancelled (their finished matches
@@ -36,8 +36,8 @@ from arena.storage.live import write_scheduler_beat
 from arena.storage.schedule_runs import note_next_run
 from arena.storage.snapshots import ScheduleRecord, schedules
 from arena.storage.tables import utcnow
-from tournaments.recurring.runner import LEASE_S, SCHEDULED, process_owner, run_schedule
-from tournaments.recurring.schedules import describe_trigger, trigger_for
+from arena.tournaments.recurring.runner import LEASE_S, SCHEDULED, process_owner, run_schedule
+from arena.tournaments.recurring.schedules import describe_trigger, trigger_for
 
 log = logging.getLogger("arena.scheduler")
 
