@@ -30,8 +30,14 @@ seconds inside forward passes. The matmul peak is the best GFLOP/s of float32
 `torch.matmul` on the model's own layer shapes ([4096, d] x [d, 3d | 4d], [4096, 4d] x
 [4d, d]) with the same thread count, measured before and after the runs (best kept).
 
+`--stream distinct` replaces the matches by `--requests` score requests that are all
+different (seeded corpus stories, each scored after a short numbered prefix, as `xed`
+does), sent `--concurrency` at a time: no cache hit, no shared prefix beyond BOS, every
+request tokenised fresh. The rows then print scored tokens/s and seconds only.
+
 Run:  PYTHONPATH=. python benchmarks/judge_bench.py [--models bundled,gpt2-small]
       [--scale 1] [--participants 3] [--rounds 3] [--threads 2] [--device cpu]
+      [--stream tournament|distinct] [--requests 512] [--concurrency 256]
 The last line is `speedup=<b/a>`: the wall-clock throughput ratio pool/reference, the
 minimum over the models run.
 """
@@ -405,7 +411,86 @@ async def warm_up(judge: HFJudge, ref: ReferenceScorer, plan: Sequence[MatchPlan
     await ref.score(reqs)
 
 
+def distinct_requests(n: int, seed: int) -> list[ScoreRequest]:
+    """`n` different requests: a corpus story scored after a numbered prefix of its words."""
+    from arena.judges.training.corpus import generate_stories
+
+    rng = random.Random(seed)
+    out = []
+    for i, story in enumerate(s.text for s in generate_stories(n, seed)):
+        words = story.split()
+        cut = rng.randint(3, min(12, len(words) - 1))
+        out.append(ScoreRequest(" ".join(words[cut:]), f"{i}: " + " ".join(words[:cut]), "xgl"))
+    return out
+
+
+async def score_all(
+    judge: Judge, requests: Sequence[ScoreRequest], concurrency: int
+) -> tuple[float, list[TokenScores]]:
+    """Wall seconds to score every request alone, `concurrency` calls in flight."""
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(r: ScoreRequest) -> TokenScores:
+        async with sem:
+            (scores,) = await judge.score([r])
+            return scores
+
+    start = time.perf_counter()
+    out = await asyncio.gather(*(one(r) for r in requests))
+    return time.perf_counter() - start, list(out)
+
+
+async def bench_distinct(name: str, args: argparse.Namespace) -> float:
+    """(a) and (b) on `--requests` all-different requests (see the module docstring)."""
+    judge = make_judge(name, args.device, args.max_batch_tokens)
+    ref = ReferenceScorer(judge, args.device)
+    requests = distinct_requests(args.requests, 7)
+    print(
+        f"\n== {judge.info.name} ({judge.num_parameters / 1e6:.1f}M), distinct stream: "
+        f"{len(requests)} requests, {args.concurrency} in flight, device {args.device}, "
+        f"{torch.get_num_threads()} threads"
+    )
+    warm = distinct_requests(16, 99)
+    await ref.score(warm[:2])
+    pool = JudgePool(
+        judge,
+        max_batch_tokens=args.max_batch_tokens,
+        max_wait_ms=args.max_wait_ms,
+        close_backend=False,
+    )
+    await score_all(pool, warm, args.concurrency)
+    before = judge.forward_stats()
+    wall_b, out_b = await score_all(pool, requests, args.concurrency)
+    stats_b = delta(judge.forward_stats(), before)
+    await pool.aclose()
+    wall_a, out_a = await score_all(ref, requests, args.concurrency)
+    await judge.aclose()
+    worst = max(
+        (
+            abs(x - y)
+            for a, b in zip(out_a, out_b, strict=True)
+            for x, y in zip(a.bits, b.bits, strict=True)
+        ),
+        default=0.0,
+    )
+    scored = sum(len(a.bits) for a in out_a)
+    print(f"   {'':<14} {'scored tok/s':>12} {'wall s':>8}")
+    print(f"   {'(a) reference':<14} {scored / wall_a:>12.0f} {wall_a:>8.2f}")
+    print(
+        f"   {'(b) pool':<14} {scored / wall_b:>12.0f} {wall_b:>8.2f}   "
+        f"(forward busy {stats_b['busy_s']:.2f} s in {int(stats_b['batches'])} passes)"
+    )
+    print(f"   max |bits(a) - bits(b)| = {worst:.2e} over {scored} tokens")
+    if worst > TOLERANCE_BITS:
+        raise SystemExit(f"bits differ by {worst:.3g} > {TOLERANCE_BITS}: numbers wrong")
+    speedup = wall_a / wall_b
+    print(f"   speedup {speedup:.2f}x (target >= 3x)")
+    return speedup
+
+
 async def bench_model(name: str, args: argparse.Namespace, plan: list[MatchPlan]) -> float:
+    if args.stream == "distinct":
+        return await bench_distinct(name, args)
     judge = make_judge(name, args.device, args.max_batch_tokens)
     shape = model_shape(judge.model)
     ref = ReferenceScorer(judge, args.device)
@@ -564,6 +649,9 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--device", default="cpu", help="cpu or cuda[:i] (cuda path untested)")
     p.add_argument("--max-batch-tokens", type=int, default=8192)
     p.add_argument("--max-wait-ms", type=float, default=5.0)
+    p.add_argument("--stream", choices=("tournament", "distinct"), default="tournament")
+    p.add_argument("--requests", type=int, default=512, help="distinct stream: requests")
+    p.add_argument("--concurrency", type=int, default=256, help="distinct stream: in flight")
     return p.parse_args()
 
 

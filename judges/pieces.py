@@ -10,7 +10,8 @@ holding its last byte; the others get empty pieces.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import itertools
+from collections.abc import Mapping, Sequence
 
 
 @functools.cache
@@ -32,13 +33,26 @@ def byte_level_alphabet() -> dict[str, int]:
 
 def token_byte_lengths(tokens: Sequence[str]) -> list[int] | None:
     """Bytes each byte-level token stands for; None when a token is not byte-level text."""
-    alphabet = byte_level_alphabet()
-    out = []
-    for tok in tokens:
-        if not tok or any(ch not in alphabet for ch in tok):
-            return None
-        out.append(len(tok))
-    return out
+    alphabet = _alphabet_set()
+    if not all(tok and alphabet.issuperset(tok) for tok in tokens):
+        return None
+    return [len(tok) for tok in tokens]
+
+
+@functools.cache
+def _alphabet_set() -> frozenset[str]:
+    return frozenset(byte_level_alphabet())
+
+
+def byte_length_table(vocab: Mapping[str, int]) -> list[int]:
+    """Bytes per token id for a byte-level vocabulary (-1 for ids whose text is not
+    byte-level, or that the vocabulary skips): a lookup replaces per-token string checks."""
+    table = [-1] * (max(vocab.values(), default=-1) + 1)
+    alphabet = _alphabet_set()
+    for tok, i in vocab.items():
+        if tok and alphabet.issuperset(tok):
+            table[i] = len(tok)
+    return table
 
 
 def _cut(text: str, bounds: Sequence[int], added_prefix: int) -> list[str]:
@@ -55,22 +69,26 @@ def pieces_from_bytes(
     None when the lengths do not add up to the UTF-8 size of the tokenised string.
     """
     full = added_prefix + text
+    if full.isascii():  # one byte per character: byte bounds are character bounds
+        if sum(byte_lengths) != len(full):
+            return None
+        return _cut(text, [0, *itertools.accumulate(byte_lengths)], len(added_prefix))
     data = full.encode("utf-8")
     if sum(byte_lengths) != len(data):
         return None
     # chars_done[k]: characters whose last byte lies before byte k
     chars_done = [0] * (len(data) + 1)
-    pos = 0
-    for i, ch in enumerate(full):
-        pos += len(ch.encode("utf-8"))
+    ends = itertools.accumulate(_utf8_size(ch) for ch in full)
+    for i, pos in enumerate(ends):
         chars_done[pos] = i + 1
-    for k in range(1, len(data) + 1):
-        chars_done[k] = max(chars_done[k], chars_done[k - 1])
-    bounds, at = [0], 0
-    for n in byte_lengths:
-        at += n
-        bounds.append(chars_done[at])
+    chars_done = list(itertools.accumulate(chars_done, max))
+    bounds = [chars_done[at] for at in itertools.accumulate(byte_lengths, initial=0)]
     return _cut(text, bounds, len(added_prefix))
+
+
+def _utf8_size(ch: str) -> int:
+    code = ord(ch)
+    return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
 
 
 def pieces_from_offsets(

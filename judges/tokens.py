@@ -18,6 +18,8 @@ dummy prefix themselves are detected and get no extra space.)
 
 Token texts (`TokenScores.tokens`, `tokenize`) are slices of the text as given, cut per
 token by `arena.judges.pieces`: they concatenate exactly to the text (the added space in none).
+Contexts are never shown as pieces, so they are tokenised without them (pieces were most of
+the host-side cost of a new request).
 
 Special-token text inside a game string ("<|endoftext|>") is tokenised literally, as plain
 characters, so a player cannot inject control tokens.
@@ -34,7 +36,7 @@ from cachetools import LRUCache
 
 from arena.errors import JudgeError, UnknownNameError
 from arena.judges.encoded import EncodedRequest
-from arena.judges.pieces import pieces_from_bytes, pieces_from_offsets, token_byte_lengths
+from arena.judges.pieces import byte_length_table, pieces_from_bytes, pieces_from_offsets
 from arena.lang.ast import DIALECTS, Dialect
 from arena.protocols.judge import ScoreRequest
 
@@ -46,10 +48,10 @@ def adds_space(text: str, dialect: Dialect) -> bool:
 
 @dataclass(frozen=True)
 class Encoded:
-    """Token ids of one text and the text piece of each token."""
+    """Token ids of one text and the text piece of each token (None: not computed)."""
 
     ids: tuple[int, ...]
-    pieces: tuple[str, ...]
+    pieces: tuple[str, ...] | None
 
 
 class TextEncoder:
@@ -67,8 +69,10 @@ class TextEncoder:
         self.bos_id: int | None = bos if bos is not None else tokenizer.eos_token_id
         self.special_ids: frozenset[int] = frozenset(tokenizer.all_special_ids)
         self.dummy_prefix = self._detect_dummy_prefix()
-        decoder = getattr(getattr(tokenizer, "backend_tokenizer", None), "decoder", None)
-        self.byte_level = type(decoder).__name__ == "ByteLevel"
+        self._backend = tokenizer.backend_tokenizer  # the Rust tokenizer: batch calls
+        self.byte_level = type(self._backend.decoder).__name__ == "ByteLevel"
+        vocab = self._backend.get_vocab(with_added_tokens=True)
+        self._byte_lengths = byte_length_table(vocab) if self.byte_level else []
 
     @property
     def bos_text(self) -> str | None:
@@ -82,59 +86,64 @@ class TextEncoder:
         first = self._tok.convert_ids_to_tokens(ids[:1])
         return bool(first) and str(first[0]).startswith("▁")
 
-    def encode_texts(self, texts: Sequence[str], dialect: Dialect) -> list[Encoded]:
-        """Encode each text under `dialect`'s whitespace convention."""
+    def encode_texts(
+        self, texts: Sequence[str], dialect: Dialect, *, pieces: bool = True
+    ) -> list[Encoded]:
+        """Encode each text under `dialect`'s whitespace convention (`pieces=False`: ids
+        only, for contexts; `Encoded.pieces` may then be None)."""
         with self._lock:
-            return self._encode_texts(texts, dialect)
+            return self._encode_texts(texts, dialect, pieces)
 
-    def _encode_texts(self, texts: Sequence[str], dialect: Dialect) -> list[Encoded]:
+    def _encode_texts(self, texts: Sequence[str], dialect: Dialect, pieces: bool) -> list[Encoded]:
         keys = [(t, adds_space(t, dialect) and not self.dummy_prefix) for t in texts]
         found: dict[tuple[str, bool], Encoded] = {}
         missing: list[tuple[str, bool]] = []
         for key in dict.fromkeys(keys):
             hit = self._cache.get(key)
-            if hit is None:
+            if hit is None or (pieces and hit.pieces is None):
                 missing.append(key)
             else:
                 found[key] = hit
         if missing:
-            fresh = self._encode_raw(missing)
+            fresh = self._encode_raw(missing, pieces)
             for key, enc in zip(missing, fresh, strict=True):
                 if self._cache.maxsize:  # maxsize 0 turns the cache off
                     self._cache[key] = enc
                 found[key] = enc
         return [found[k] for k in keys]
 
-    def _encode_raw(self, keys: list[tuple[str, bool]]) -> list[Encoded]:
-        """Tokenise each (text, add a space) pair; pieces are slices of the text as given."""
+    def _encode_raw(self, keys: list[tuple[str, bool]], pieces: bool) -> list[Encoded]:
+        """Tokenise each (text, add a space) pair in one batch call of the Rust tokenizer;
+        pieces are slices of the text as given. Special-token text is split like any
+        other text (`encode_special_tokens`), so players cannot inject control tokens."""
         todo = [(t, space) for t, space in keys if t]
         result: dict[tuple[str, bool], Encoded] = {}
         if todo:
-            with self._lock:
-                batch = self._tok(
-                    [(" " + t) if space else t for t, space in todo],
-                    add_special_tokens=False,
-                    return_offsets_mapping=True,
-                    split_special_tokens=True,
-                )
-                names = [self._tok.convert_ids_to_tokens(ids) for ids in batch["input_ids"]]
-            for key, ids, offs, toks in zip(
-                todo, batch["input_ids"], batch["offset_mapping"], names, strict=True
-            ):
-                result[key] = Encoded(tuple(int(i) for i in ids), self._pieces(key, offs, toks))
+            backend = self._backend
+            if not backend.encode_special_tokens:
+                backend.encode_special_tokens = True
+            if backend.truncation is not None:
+                backend.no_truncation()
+            if backend.padding is not None:
+                backend.no_padding()
+            batch = backend.encode_batch(
+                [(" " + t) if space else t for t, space in todo], add_special_tokens=False
+            )
+            for key, enc in zip(todo, batch, strict=True):
+                ids = tuple(enc.ids)
+                result[key] = Encoded(ids, self._pieces(key, ids, enc) if pieces else None)
         return [result.get(k, Encoded((), ())) for k in keys]
 
-    def _pieces(
-        self, key: tuple[str, bool], offsets: Any, tokens: Sequence[str]
-    ) -> tuple[str, ...]:
+    def _pieces(self, key: tuple[str, bool], ids: Sequence[int], enc: Any) -> tuple[str, ...]:
         text, space = key
         if self.byte_level:
-            lengths = token_byte_lengths(tokens)
-            if lengths is not None:
-                pieces = pieces_from_bytes(text, lengths, " " if space else "")
-                if pieces is not None:
-                    return tuple(pieces)
-        spans = [(int(a), int(b)) for a, b in offsets]
+            table = self._byte_lengths
+            lengths = [table[i] if i < len(table) else -1 for i in ids]
+            if min(lengths, default=0) > 0:
+                cut = pieces_from_bytes(text, lengths, " " if space else "")
+                if cut is not None:
+                    return tuple(cut)
+        spans = [(int(a), int(b)) for a, b in enc.offsets]
         return tuple(pieces_from_offsets(text, spans, added_prefix=int(space)))
 
     def encode_requests(self, requests: Sequence[ScoreRequest]) -> list[EncodedRequest]:
@@ -152,10 +161,11 @@ class TextEncoder:
                         "neither. Use dialect 'xent' or a tokenizer with a BOS token."
                     )
                 prefix = (self.bos_id,)
-            ctx = self.encode_texts([requests[i].context for i in idx], dialect)
+            ctx = self.encode_texts([requests[i].context for i in idx], dialect, pieces=False)
             tgt = self.encode_texts([requests[i].target for i in idx], dialect)
             for j, i in enumerate(idx):
-                out[i] = EncodedRequest(requests[i], prefix, ctx[j].ids, tgt[j].ids, tgt[j].pieces)
+                target_pieces = tgt[j].pieces or ()
+                out[i] = EncodedRequest(requests[i], prefix, ctx[j].ids, tgt[j].ids, target_pieces)
         result: list[EncodedRequest] = []
         for req, enc in zip(requests, out, strict=True):
             if enc is None:
@@ -165,7 +175,7 @@ class TextEncoder:
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         """Pieces of each text as the judge splits a target in dialect `xgl`."""
-        return [list(e.pieces) for e in self.encode_texts(texts, "xgl")]
+        return [list(e.pieces or ()) for e in self.encode_texts(texts, "xgl")]
 
     def decode(self, ids: Sequence[int]) -> str:
         with self._lock:
