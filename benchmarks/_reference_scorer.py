@@ -5,6 +5,8 @@ logits (LM head on every position), synchronously on the event loop, with no cac
 constant term such as a story's unconditioned cross-entropy is recomputed every time it is
 asked for, and an `xed` costs two passes because the runtime sends two requests. Token ids
 come from `HFJudge.encode_requests`, so its numbers are comparable with the HF judge's.
+It runs the model as transformers builds it: a copy of the judge's model with the
+activations the judge fuses (`arena.judges.hf_load.fuse_activations`) put back.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 from collections.abc import Sequence
 
 from arena.judges.hf import HFJudge
+from arena.judges.hf_load import stock_activations
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 
 LN2 = math.log(2.0)
@@ -25,6 +28,7 @@ class ReferenceScorer:
     def __init__(self, judge: HFJudge, device: str = "cpu") -> None:
         self._judge = judge
         self._device = device
+        self._model = stock_activations(judge.model)
         keys = ("batches", "positions", "padded", "padded_sq", "scored", "head_rows", "busy_s")
         self._stats = dict.fromkeys(keys, 0.0)
 
@@ -56,7 +60,7 @@ class ReferenceScorer:
         with torch.inference_mode():
             x = torch.tensor([list(ids)], dtype=torch.long, device=self._device)
             ones = torch.ones_like(x)  # no padding; saying so silences a transformers warning
-            logits = self._judge.model(input_ids=x, attention_mask=ones, use_cache=False)
+            logits = self._model(input_ids=x, attention_mask=ones, use_cache=False)
             logits = logits.logits[0].float()
             logprobs = torch.log_softmax(logits, dim=-1)  # every position, as naive code does
             # Position p predicts token p + 1.

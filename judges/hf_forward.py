@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import JudgeError
@@ -76,25 +77,96 @@ def _post_head(config: Any, logits: Any) -> Any:
     return logits
 
 
+@dataclass
+class Prepared:
+    """A batch's inputs built on the host (pinned when bound for CUDA), before any forward.
+
+    `ends` is set for packed rows: the 4D mask is built from it on the device (it is
+    rows × width² and would cost more to copy than to build). `flat` indexes the scored
+    positions in the [rows × width] hidden states; `targets` are the tokens they predict.
+    """
+
+    ids: Any
+    positions: Any | None
+    ends: Any | None
+    attention: Any | None
+    flat: Any
+    targets: Any
+    counts: list[int]
+
+
+def prepare_batch(batch: Sequence[EncodedRequest], pad_id: int, pin: bool = False) -> Prepared:
+    """Inputs of one right-padded row per request (for models that cannot pack)."""
+    width = max(e.length for e in batch)
+    rows = [list(e.input_ids) + [pad_id] * (width - e.length) for e in batch]
+    mask_rows = [[1] * e.length + [0] * (width - e.length) for e in batch]
+    # Position p predicts token p + 1, so the rows we need are first_scored-1 .. length-2.
+    flat = [
+        i * width + p for i, e in enumerate(batch) for p in range(e.first_scored - 1, e.length - 1)
+    ]
+    return _prepared(rows, None, None, mask_rows, flat, batch, pin)
+
+
+def prepare_packed(
+    batch: Sequence[EncodedRequest],
+    rows: Sequence[Sequence[Sequence[int]]],
+    pad_id: int,
+    pin: bool = False,
+) -> Prepared:
+    """Inputs of requests packed into `rows` (from `plan_rows`), shared prefixes once."""
+    seqs = [e.input_ids for e in batch]
+    layouts = [layout_row(seqs, row) for row in rows]
+    width = max(len(lay.tokens) for lay in layouts)
+    layouts = [pad_row(lay, width, pad_id) for lay in layouts]
+    owner = {i: r for r, lay in enumerate(layouts) for i in lay.paths}
+    flat: list[int] = []
+    for i, e in enumerate(batch):
+        base = owner[i] * width
+        flat += [base + q for q in layouts[owner[i]].paths[i][e.first_scored - 1 : e.length - 1]]
+    return _prepared(
+        [lay.tokens for lay in layouts],
+        [lay.positions for lay in layouts],
+        [lay.ends for lay in layouts],
+        None,
+        flat,
+        batch,
+        pin,
+    )
+
+
+def _prepared(
+    ids: list[list[int]],
+    positions: list[list[int]] | None,
+    ends: list[list[int]] | None,
+    attention: list[list[int]] | None,
+    flat: list[int],
+    batch: Sequence[EncodedRequest],
+    pin: bool,
+) -> Prepared:
+    import torch
+
+    def tensor(data: Any) -> Any:
+        t = torch.tensor(data, dtype=torch.long)
+        return t.pin_memory() if pin else t
+
+    targets = [t for e in batch for t in e.input_ids[e.first_scored :]]
+    return Prepared(
+        ids=tensor(ids),
+        positions=None if positions is None else tensor(positions),
+        ends=None if ends is None else tensor(ends),
+        attention=None if attention is None else tensor(attention),
+        flat=tensor(flat),
+        targets=tensor(targets),
+        counts=[e.n_scored for e in batch],
+    )
+
+
 def score_batch(
     model: Any, batch: Sequence[EncodedRequest], device: str, pad_id: int
 ) -> list[list[float]]:
     """Bits of every scored target token of each request (requests with n_scored > 0),
     one right-padded row per request."""
-    import torch
-
-    width = max(e.length for e in batch)
-    rows = [list(e.input_ids) + [pad_id] * (width - e.length) for e in batch]
-    mask_rows = [[1] * e.length + [0] * (width - e.length) for e in batch]
-    # Position p predicts token p + 1, so the rows we need are first_scored-1 .. length-2.
-    sel_b = [i for i, e in enumerate(batch) for _ in range(e.n_scored)]
-    sel_p = [p for e in batch for p in range(e.first_scored - 1, e.length - 1)]
-    targets = [t for e in batch for t in e.input_ids[e.first_scored :]]
-    with torch.inference_mode():
-        ids = torch.tensor(rows, dtype=torch.long, device=device)
-        mask = torch.tensor(mask_rows, dtype=torch.long, device=device)
-        bits = _run(model, ids, {"attention_mask": mask}, (sel_b, sel_p), targets)
-    return _split(bits, batch)
+    return run_prepared(model, prepare_batch(batch, pad_id), device)
 
 
 def score_packed(
@@ -107,24 +179,60 @@ def score_packed(
     """Like `score_batch`, with requests packed into rows and common prefixes computed
     once (see `arena.judges.packing`; `rows` comes from `plan_rows`). Only valid for models that
     pass `packing_works`."""
+    return run_prepared(model, prepare_packed(batch, rows, pad_id), device)
+
+
+def run_prepared(
+    model: Any,
+    prep: Prepared,
+    device: str,
+    chunk_tokens: int | None = None,
+    body: Any | None = None,
+) -> list[list[float]]:
+    """Body over the batch, LM head on the scored positions only: the bits of each target
+    token. Rows run in passes of about `chunk_tokens` tokens when given (rows are
+    independent, so this is exact; on a CPU, activations of a small pass stay in cache).
+    `body` replaces the model's own body (a `torch.compile`d one)."""
     import torch
 
-    seqs = [e.input_ids for e in batch]
-    layouts = [layout_row(seqs, row) for row in rows]
-    width = max(len(lay.tokens) for lay in layouts)
-    layouts = [pad_row(lay, width, pad_id) for lay in layouts]
-    sel_b: list[int] = []
-    sel_p: list[int] = []
-    owner = {i: r for r, lay in enumerate(layouts) for i in lay.paths}
-    for i, e in enumerate(batch):
-        path = layouts[owner[i]].paths[i]
-        sel_b += [owner[i]] * e.n_scored
-        sel_p += path[e.first_scored - 1 : e.length - 1]
-    targets = [t for e in batch for t in e.input_ids[e.first_scored :]]
+    body = body if body is not None else base_and_head(model)[0]
     with torch.inference_mode():
-        ids, extra = _packed_inputs(model, layouts, device)
-        bits = _run(model, ids, extra, (sel_b, sel_p), targets)
-    return _split(bits, batch)
+        n_rows, width = prep.ids.shape
+        per_pass = n_rows if not chunk_tokens else max(1, chunk_tokens // width)
+        flat = prep.flat.to(device, non_blocking=True)
+        targets = prep.targets.to(device, non_blocking=True)
+        hidden = []
+        for r in range(0, n_rows, per_pass):
+            part = slice(r, r + per_pass)
+            ids = prep.ids[part].to(device, non_blocking=True)
+            extra: dict[str, Any] = {}
+            if prep.ends is not None and prep.positions is not None:
+                pos = prep.positions[part].to(device, non_blocking=True)
+                ends = prep.ends[part].to(device, non_blocking=True)
+                extra = {"position_ids": pos, "attention_mask": _packed_mask(model, ends)}
+            elif prep.attention is not None:
+                extra = {"attention_mask": prep.attention[part].to(device, non_blocking=True)}
+            hidden.append(_hidden(body, ids, extra).flatten(0, 1))
+        states = hidden[0] if len(hidden) == 1 else torch.cat(hidden)
+        picked = states.index_select(0, flat)
+        del hidden, states
+        bits = _head_bits(model, picked, targets)
+    return _split(bits, prep.counts)
+
+
+def _packed_mask(model: Any, ends: Any) -> Any:
+    """The additive 4D mask [rows, 1, width, width] of packed rows, built on the device."""
+    import torch
+
+    index = torch.arange(ends.shape[1], device=ends.device)
+    # Query i sees key j iff j <= i < ends[j]: j is i or one of its ancestors.
+    visible = (index[None, None, :] <= index[None, :, None]) & (
+        index[None, :, None] < ends[:, None, :]
+    )
+    dtype = next(model.parameters()).dtype
+    mask = torch.zeros(visible.shape, dtype=dtype, device=ends.device)
+    mask.masked_fill_(~visible, torch.finfo(dtype).min)
+    return mask[:, None]
 
 
 def _packed_inputs(model: Any, layouts: Sequence[RowLayout], device: str) -> tuple[Any, Any]:
@@ -134,43 +242,21 @@ def _packed_inputs(model: Any, layouts: Sequence[RowLayout], device: str) -> tup
     ids = torch.tensor([lay.tokens for lay in layouts], dtype=torch.long, device=device)
     pos = torch.tensor([lay.positions for lay in layouts], dtype=torch.long, device=device)
     ends = torch.tensor([lay.ends for lay in layouts], dtype=torch.long, device=device)
-    index = torch.arange(ids.shape[1], device=device)
-    # Query i sees key j iff j <= i < ends[j]: j is i or one of its ancestors.
-    visible = (index[None, None, :] <= index[None, :, None]) & (
-        index[None, :, None] < ends[:, None, :]
-    )
-    dtype = next(model.parameters()).dtype
-    mask = torch.zeros(visible.shape, dtype=dtype, device=device)
-    mask.masked_fill_(~visible, torch.finfo(dtype).min)
-    return ids, {"position_ids": pos, "attention_mask": mask[:, None]}
+    return ids, {"position_ids": pos, "attention_mask": _packed_mask(model, ends)}
 
 
-def _run(
-    model: Any,
-    ids: Any,
-    extra: dict[str, Any],
-    rows: tuple[list[int], list[int]],
-    targets: list[int],
-) -> list[float]:
-    """Body over the batch, LM head on the selected (row, position) pairs only: the bits
-    of each target token predicted there."""
+def _head_bits(model: Any, picked: Any, targets: Any) -> list[float]:
+    """LM head on the picked hidden states, log-softmax in float32, bits of the targets."""
     import torch
 
-    base, head = base_and_head(model)
-    device = ids.device
-    b = torch.tensor(rows[0], dtype=torch.long, device=device)
-    p = torch.tensor(rows[1], dtype=torch.long, device=device)
-    tgt_all = torch.tensor(targets, dtype=torch.long, device=device)
-    out = base(input_ids=ids, use_cache=False, **extra)
-    hidden = out.last_hidden_state if hasattr(out, "last_hidden_state") else out[0]
-    picked = hidden[b, p]
-    del hidden, out
-    logprobs = torch.empty(len(targets), dtype=torch.float32, device=device)
+    _, head = base_and_head(model)
+    n = int(targets.shape[0])
+    logprobs = torch.empty(n, dtype=torch.float32, device=picked.device)
     vocab = int(getattr(head, "out_features", 0) or model.config.vocab_size)
     step = max(1, HEAD_CHUNK_ELEMENTS // max(1, vocab))
-    for start in range(0, len(targets), step):
+    for start in range(0, n, step):
         logits = _post_head(model.config, head(picked[start : start + step])).float()
-        tgt = tgt_all[start : start + step, None]
+        tgt = targets[start : start + step, None]
         logprobs[start : start + step] = logits.gather(1, tgt).squeeze(1) - torch.logsumexp(
             logits, dim=1
         )
@@ -178,12 +264,12 @@ def _run(
     return bits
 
 
-def _split(bits: list[float], batch: Sequence[EncodedRequest]) -> list[list[float]]:
+def _split(bits: list[float], counts: Sequence[int]) -> list[list[float]]:
     out_bits: list[list[float]] = []
     pos = 0
-    for e in batch:
-        out_bits.append(bits[pos : pos + e.n_scored])
-        pos += e.n_scored
+    for n in counts:
+        out_bits.append(bits[pos : pos + n])
+        pos += n
     return out_bits
 
 
