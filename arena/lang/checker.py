@@ -160,6 +160,7 @@ class _Checker:
             )
         if not call.args and not call.keywords:
             self.arity_error(call, "assign needs at least one register=value")
+        self.repeated_keywords(call)
         for kw in call.keywords:
             kind = self.kinds.kind(kw.value)
             where = name_span(kw.span, kw.name)
@@ -189,6 +190,21 @@ class _Checker:
                     f"assign it before line {self.setup_end}, or use a mutable register "
                     "(s, t, x, y, p)",
                 )
+
+    def repeated_keywords(self, call: Call) -> None:
+        """A register named twice in one assign: an error in dialect xgl; dialect xent keeps
+        the last value, as the reference implementation (XGL.md section 9)."""
+        if self.program.dialect == "xent":
+            return
+        seen: set[str] = set()
+        for kw in call.keywords:
+            if kw.name in seen:
+                self.report.error(
+                    name_span(kw.span, kw.name),
+                    f"keyword argument '{kw.name}' is given twice",
+                    "give each keyword argument once (only dialect xent keeps the last value)",
+                )
+            seen.add(kw.name)
 
     def check_elicit(self, ins: Instruction) -> None:
         call = ins.call
@@ -307,6 +323,16 @@ class _Checker:
         if not call.args:
             self.arity_error(call, "ensure needs at least one condition")
         for cond in call.args:
+            if self.program.dialect == "xent":
+                # The reference raises on a condition that is not a boolean (XGL.md section 9).
+                self.kinds.expect(
+                    cond,
+                    ("bool",),
+                    "an ensure condition in dialect xent",
+                    "use a comparison such as xed(s | t) > 0 or wrap a statement string in "
+                    "is_true(...); only dialect xgl reads a bare string as is_true(s)",
+                )
+                continue
             self.kinds.expect(
                 cond,
                 ("bool", "str"),

@@ -279,6 +279,8 @@ class Evaluator:
             return (left.text == right.text) == (op == "==")
         if isinstance(left, list) and isinstance(right, list) and op in ("==", "!="):
             return (left == right) == (op == "==")
+        if self.env.dialect == "xent" and op in ("==", "!=") and _text_and_int(left, right):
+            return op == "!="  # the reference: a string never equals an integer
         raise self.fail(f"Cannot compare {kind_name(left)} {op} {kind_name(right)}.")
 
     async def _boolop(self, expr: ast.BoolOp) -> bool:
@@ -291,10 +293,12 @@ class Evaluator:
         return expr.op == "and"
 
     async def condition(self, expr: ast.Expr) -> bool:
-        """A boolean for `ensure`; a bare string is judged with is_true."""
+        """A boolean for `ensure`; a bare string is judged with is_true (dialect xgl only)."""
         value = await self.evaluate(expr)
         if isinstance(value, bool):
             return value
+        if isinstance(value, Text) and self.env.dialect == "xent":
+            raise self.fail("A condition must be a boolean in dialect xent, got a string.")
         if isinstance(value, Text):
             return await self.truth_of_statement(value.text)
         raise self.fail(f"A condition must be a boolean or a statement, got {kind_name(value)}.")
@@ -390,6 +394,11 @@ _BUILDERS = (ast.BinOp, ast.ListLit, ast.Call)
 
 def _is_int(value: Value) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _text_and_int(left: Value, right: Value) -> bool:
+    pair = (left, right)
+    return any(isinstance(a, Text) and _is_int(b) for a, b in (pair, pair[::-1]))
 
 
 def _as_number(value: Value) -> float | None:

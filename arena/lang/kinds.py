@@ -250,7 +250,12 @@ class KindInferrer:
         left = self.kind(left_expr)
         for op, right_expr in zip(expr.ops, expr.comparators, strict=True):
             right = self.kind(right_expr)
-            if left is not None and right is not None and not _comparable(op, left, right):
+            if (
+                left is not None
+                and right is not None
+                and not _comparable(op, left, right)
+                and not (self.dialect == "xent" and _unequal_kinds(op, left, right))
+            ):
                 ok = False
                 span = Span(expr.span.line, left_expr.span.col, right_expr.span.end_col)
                 self.report.error(
@@ -420,3 +425,9 @@ def _comparable(op: str, left: str, right: str) -> bool:
     if left in numeric and right in numeric:
         return True
     return op in ("==", "!=") and left == right and left in ("str", "list")
+
+
+def _unequal_kinds(op: str, left: str, right: str) -> bool:
+    """`s == 123` / `s != 123`: dialect xent compares a string and an integer as unequal,
+    as the reference does (XGL.md section 9)."""
+    return op in ("==", "!=") and {left, right} == {"str", "int"}

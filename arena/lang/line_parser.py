@@ -409,7 +409,9 @@ class _LineParser:
                 )
             after = self.peek(1)
             if tok.kind in ("name", "keyword") and after.kind == "op" and after.text == "=":
-                keywords.append(self.keyword(keywords))
+                # The instruction's own keywords may repeat: the checker decides per dialect
+                # (dialect xent keeps the last value, as the reference; xgl reports it).
+                keywords.append(self.keyword([] if name is self.tokens[0] else keywords))
             else:
                 arg = self.expr(0)
                 if keywords:

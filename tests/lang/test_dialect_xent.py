@@ -170,14 +170,97 @@ async def test_conditions_of_the_reference_tests(judge: NgramJudge) -> None:
     assert await _holds(judge, "xent(s3) > xent('hi')", setup=setup)
 
 
-async def test_a_statement_string_condition_is_is_true_of_it(judge: NgramJudge) -> None:
-    """XGL.md section 5: ensure("text") means ensure(is_true("text")) (the reference
-    refuses a bare string; our spec follows the paper here)."""
-    load_game("elicit(x, 5)\nensure('the move is short')\n", dialect="xent")
+async def test_a_statement_string_condition_is_is_true_of_it_in_xgl(judge: NgramJudge) -> None:
+    """XGL.md section 5: in dialect xgl, ensure("text") means ensure(is_true("text"))."""
+    load_game("elicit(x, 5)\nensure('the move is short')\n", dialect="xgl")
     for statement in ("the sky is blue", "two plus two is five", "m"):
-        bare = await _holds(judge, _quoted(statement))
-        assert bare == await _holds(judge, f"is_true({_quoted(statement)})")
-        assert bare != await _holds(judge, f"is_false({_quoted(statement)})")
+        bare = await _holds(judge, _quoted(statement), dialect="xgl")
+        assert bare == await _holds(judge, f"is_true({_quoted(statement)})", dialect="xgl")
+        assert bare != await _holds(judge, f"is_false({_quoted(statement)})", dialect="xgl")
+
+
+@pytest.mark.parametrize(
+    ("line", "col"),
+    [("ensure('not a boolean')", 7), ("ensure(x)", 7), ("ensure(1 == 1, x + 'y')", 15)],
+)
+def test_ensure_of_a_string_is_an_error_in_xent(line: str, col: int) -> None:
+    """The reference's test_ensure_non_boolean_condition: ensure('not a boolean') raises."""
+    with pytest.raises(GameSyntaxError) as caught:
+        load_game(f"elicit(x, 5)\n{line}\n", dialect="xent")
+    (diag,) = caught.value.diagnostics
+    assert (diag.line, diag.col) == (2, col)
+    assert "must be a condition, not a string" in diag.message
+    assert "dialect xent" in diag.message and "is_true(" in diag.hint
+    text = str(caught.value)
+    assert line in text and " " * col + "^" in text  # the caret under the string
+
+
+# ---------------------------------------------------------------- assign twice
+
+
+async def test_a_register_given_twice_keeps_the_last_value_in_xent(judge: NgramJudge) -> None:
+    """Python reads assign(a='x', a='y') and the reference keeps the last keyword."""
+    source = "assign(s='first', t='mid', s='last')\nelicit(x, 5)\nreveal(s, t)\n"
+    result = await run_game(source, {"black": ListPlayer(["m"])}, judge, dialect="xent")
+    (event,) = events_of(result, "assign")
+    assert event.values == {"s": "last", "t": "mid"}
+
+
+async def test_the_last_value_is_what_later_lines_read(judge: NgramJudge) -> None:
+    setup = "assign(s1='a', s1='b')\n"
+    assert await _holds(judge, "s1 == 'b'", setup=setup)
+    assert not await _holds(judge, "s1 == 'a'", setup=setup)
+
+
+def test_a_register_given_twice_is_an_error_with_a_caret_in_xgl() -> None:
+    with pytest.raises(GameSyntaxError) as caught:
+        load_game("assign(s='first', t='mid', s='last')\nelicit(x, 5)\n", dialect="xgl")
+    (diag,) = caught.value.diagnostics
+    assert (diag.line, diag.col, diag.end_col) == (1, 27, 28)
+    assert diag.message == "keyword argument 's' is given twice"
+    assert "^" in str(caught.value)
+
+
+@pytest.mark.parametrize("dialect", ["xgl", "xent"])
+def test_a_function_keyword_given_twice_is_an_error_in_both(dialect: str) -> None:
+    """Inside an expression Python itself refuses a repeated keyword, so the reference does."""
+    with pytest.raises(GameSyntaxError, match="given twice"):
+        load_game("elicit(x, 5)\nreward(xed(x, o='a', o='b'))\n", dialect=dialect)
+
+
+# ---------------------------------------------------------------- string and integer
+
+
+@pytest.mark.parametrize(
+    ("condition", "holds"),
+    [
+        ("s != 123", True),
+        ("s == 123", False),
+        ("123 != s", True),
+        ("123 == s", False),
+        ("'123' != 123", True),  # no conversion: the string '123' is not the integer 123
+        ("len(s) == 3, s != 3", True),
+    ],
+)
+async def test_a_string_and_an_integer_compare_as_unequal_in_xent(
+    judge: NgramJudge, condition: str, holds: bool
+) -> None:
+    """The reference's test_equality_and_inequality: XString('abc') != 123."""
+    setup = "assign(s='abc')\n"
+    assert await _holds(judge, condition, setup=setup) is holds
+
+
+@pytest.mark.parametrize("condition", ["s != 123", "123 == s"])
+def test_a_string_and_an_integer_cannot_be_compared_in_xgl(condition: str) -> None:
+    with pytest.raises(GameSyntaxError) as caught:
+        load_game(f"elicit(s, 5)\nensure({condition})\n", dialect="xgl")
+    (diag,) = caught.value.diagnostics
+    assert "cannot compare" in diag.message and diag.line == 2 and diag.col == 7
+
+
+def test_ordering_a_string_and_an_integer_stays_an_error_in_xent() -> None:
+    with pytest.raises(GameSyntaxError, match="'<' cannot compare"):
+        load_game("elicit(s, 5)\nensure(s < 123)\n", dialect="xent")
 
 
 # ---------------------------------------------------------------- strings

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from arena.errors import GameSyntaxError
 from arena.lang.ast import BinOp, Call, Name, UnaryOp
 from arena.lang.loader import load_game
 
@@ -65,13 +66,21 @@ reward(black, xed(s // "#", "black="))
 
 @pytest.mark.parametrize(
     ("name", "source", "count"),
-    [("condense.xent", CONDENSE, 5), ("prefixes.xent", PREFIXES, 7), ("chess.xent", CHESS, 11)],
+    [("condense.xent", CONDENSE, 5), ("prefixes.xent", PREFIXES, 7), ("chess.xgl", CHESS, 11)],
 )
-def test_reference_games_load_in_dialect_xent(name: str, source: str, count: int) -> None:
+def test_paper_games_load_unchanged(name: str, source: str, count: int) -> None:
     program = load_game(source, filename=name)
-    assert program.dialect == "xent"
+    assert program.dialect == name.rsplit(".", 1)[1]
     assert len(program.instructions) == count
     assert program.line_count == len(source.splitlines())
+
+
+def test_chess_needs_dialect_xgl_for_its_statement_ensures() -> None:
+    """The paper's chess game ensures bare statement strings (paper section 2.4), which
+    dialect xgl reads as is_true(...) and dialect xent refuses, as the reference does."""
+    with pytest.raises(GameSyntaxError) as caught:
+        load_game(CHESS, filename="chess.xent")
+    assert [d.line for d in caught.value.diagnostics] == [4, 7]
 
 
 def test_prefixes_game_structure() -> None:

@@ -239,7 +239,7 @@ def test_list_literal_and_subscript() -> None:
         ("reward(xed(s)))", 14, "unmatched ')'"),
         ("xed(s)(t)", 6, "only built-in functions can be called"),
         ("assign(s=t[1:2])", 12, "slices"),
-        ("assign(s=t, s=x)", 12, "given twice"),
+        ("assign(s=xed(t, o=x, o=y))", 21, "given twice"),
         ("reveal(o=s, t)", 12, "positional argument after keyword"),
         ("elicit(t, 010)", 10, "leading zeros"),
         ("elicit(t, 0x10)", 10, "invalid number literal"),
