@@ -9,11 +9,19 @@ One round per map; the player sits in the game's main role (its first active rol
 other roles are played by `opponent` (memoryless NPCs). A forfeited round has no score;
 `game_scores` counts it as SCORING.md section 1 does: the worst score of the evaluation
 minus one bit (`fill_forfeits` applies the same rule across several players, map by map).
+
+Name independence: every measurement of the game space plays `anonymous(game)`, the game
+under the fixed name `EVAL_NAME`. A game's name reaches the players through the game view
+(the prompt says "Game 'NAME'") and, through the information set, every move seed; so the
+same text under two names used to give different numbers while every stored row is keyed by
+the text's sha256. Dropping the name (rather than adding it to the key) makes the key
+complete and lets a renamed copy be recognised as the same game (Def. 37 gives it V = 1).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from arena.errors import ConfigError, GameRuntimeError
 from arena.match_setup import (
@@ -28,6 +36,12 @@ from arena.registry import Registry
 from arena.runtime.seeds import derive_seed
 
 FORFEIT_PENALTY = 1.0  # bits below the worst non-forfeited score (SCORING.md section 1)
+EVAL_NAME = "game"  # the name every game-space measurement shows the players
+
+
+def anonymous(game: LoadedGame) -> LoadedGame:
+    """`game` under `EVAL_NAME`: what players see then depends on the text alone."""
+    return game if game.name == EVAL_NAME else replace(game, name=EVAL_NAME)
 
 
 def eval_map_seed(seed: int, index: int) -> int:
@@ -55,15 +69,16 @@ async def map_scores(
     if maps < 1:
         raise ConfigError(f"Evaluating a player needs maps >= 1, got {maps}. Pass maps=1 or more.")
     main = game.main_role(None)
+    shown = anonymous(game)
     scores: list[float | None] = []
     for index in range(maps):
         map_seed = eval_map_seed(seed, index)
         seats = {role: player if role == main else (opponent or player) for role in game.roles}
-        game_map = await resolve_game_map(game, judge, map_seed)
+        game_map = await resolve_game_map(shown, judge, map_seed)
         async with await build_match(
-            game, seats, judge=judge, registry=registry, seed=map_seed, rounds=1,
+            shown, seats, judge=judge, registry=registry, seed=map_seed, rounds=1,
             main_roles=(main,), max_replay=max_replay, policy=ANALYSIS_POLICY,
-            match_id=f"gamespace:eval:{game.name}:{index}",
+            match_id=f"gamespace:eval:{index}",
         ) as match:
             result = await match.play(game_map)
         if result.error is not None:

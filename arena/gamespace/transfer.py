@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from arena.errors import ConfigError
-from arena.gamespace.evaluate import game_scores
+from arena.gamespace.evaluate import anonymous, game_scores
 from arena.gamespace.finetune import FineTuneRequest
 from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
 from arena.gamespace.transfer_math import LEVEL, RESAMPLES, gain, transfer_value
@@ -285,7 +285,7 @@ class FineTuneOracle:
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         result = await self._tuner.finetune(FineTuneRequest(
-            setting.player, game, self.judge, setting.budget_tokens, setting.seed, out,
+            setting.player, anonymous(game), self.judge, setting.budget_tokens, setting.seed, out,
             self.registry,
         ))
         return result.player
