@@ -38,7 +38,11 @@ BUNDLED_PARAMS = SpecParams(params=(*_MODEL, *_POOL))
 HF_PARAMS = SpecParams(
     arg="hub id or model folder",
     params=(
-        *_MODEL,
+        Param("device", "str", "auto", "torch device (auto: cuda, then mps, else cpu); "
+              "comma-separated for one replica each"),
+        *_MODEL[1:],
+        Param("tf32", "bool", True, "TF32 matmuls for float32 on CUDA"),
+        Param("compile", "bool", False, "torch.compile the model's body"),
         Param("revision", "str", help="hub branch, tag or commit"),
         Param("trust_remote_code", "bool", False, "run the model repository's own code"),
         Param("max_batch_tokens", "int", 8192, "padded tokens per forward pass", minimum=1),

@@ -1,6 +1,6 @@
 """`hf:<hub id or local path>` — a local transformers causal LM that generates moves.
 
-Spec: ``hf:<model>?device=cpu&max_new_tokens=32&temperature=0.8``.
+Spec: ``hf:<model>?device=auto&max_new_tokens=32&temperature=0.8``.
 
 - The model and tokenizer are loaded with ``from_pretrained`` on the first move (torch and
   transformers are imported only then) and shared by every player of the process that
@@ -23,6 +23,7 @@ Spec: ``hf:<model>?device=cpu&max_new_tokens=32&temperature=0.8``.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import threading
 import unicodedata
@@ -43,12 +44,13 @@ from arena.specs import Spec
 SPEC_PARAMS = SpecParams(
     arg="hub id, local folder, or 'bundled' (the arena's tiny model)",
     params=(
-        Param("device", "str", "cpu", "torch device"),
+        Param("device", "str", "auto", "torch device (auto: cuda, then mps, else cpu)"),
         Param("max_new_tokens", "int", 32, "tokens generated per move", minimum=1),
         Param("temperature", "float", 0.8, "sampling temperature, 0 = greedy", minimum=0.0),
     ),
 )
 PARAMS = SPEC_PARAMS.names
+log = logging.getLogger(__name__)
 _ANY_TAG = re.compile(r"</?move\b[^>]*>", re.IGNORECASE)
 _CLOSE = re.compile(r"</move\s*>", re.IGNORECASE)
 
@@ -58,7 +60,7 @@ class HFSettings:
     """The parsed spec of an `hf` player."""
 
     model: str
-    device: str = "cpu"
+    device: str = "auto"
     max_new_tokens: int = 32
     temperature: float = 0.8
 
@@ -68,6 +70,7 @@ class _Loaded:
     model: Any
     tokenizer: Any
     lock: threading.Lock
+    device: str = "cpu"
 
 
 _CACHE: dict[tuple[str, str], _Loaded] = {}
@@ -108,7 +111,7 @@ def parse_settings(spec: Spec) -> HFSettings:
         raise ConfigError(f"Player '{spec.raw}': temperature must be >= 0, got {temperature}.")
     return HFSettings(
         model=model,
-        device=spec.params.get("device", "cpu").strip() or "cpu",
+        device=spec.params.get("device", "auto").strip() or "auto",
         max_new_tokens=spec.int_param("max_new_tokens", 32, minimum=1),
         temperature=temperature,
     )
@@ -137,8 +140,21 @@ def read_model(settings: HFSettings) -> _Loaded:
             f"Cannot load model '{settings.model}' for the hf player: {error}. "
             "Check the hub id or folder (and network access for hub ids)."
         ) from None
-    model.to(settings.device).train(False)
-    return _Loaded(model, tokenizer, threading.Lock())
+    device = resolve_device(settings.device)
+    model.to(device).train(False)
+    log.info("hf player %s on %s (device=%s)", settings.model, device, settings.device)
+    return _Loaded(model, tokenizer, threading.Lock(), device)
+
+
+def resolve_device(name: str) -> str:
+    """`auto` -> cuda when present, then mps, else cpu; other names as given."""
+    if name.lower() != "auto":
+        return name
+    torch, _ = require_torch()
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    return "mps" if mps is not None and mps.is_available() else "cpu"
 
 
 def load_model(settings: HFSettings) -> _Loaded:
@@ -154,8 +170,7 @@ def clean(text: str) -> str:
     """`text` without control characters (other than newline and tab) and without the
     replacement character that half-decoded bytes turn into."""
     return "".join(
-        ch for ch in text
-        if ch in "\n\t" or (ch != "\ufffd" and unicodedata.category(ch) != "Cc")
+        ch for ch in text if ch in "\n\t" or (ch != "\ufffd" and unicodedata.category(ch) != "Cc")
     )
 
 
@@ -240,9 +255,7 @@ def chat_prompt(loaded: _Loaded, messages: list[dict[str, str]]) -> str:
     if not getattr(tokenizer, "chat_template", None):
         return "\n\n".join(m["content"] for m in messages) + "\n\n"
     try:
-        prompt = tokenizer.apply_chat_template(
-            messages, tokenize=False, add_generation_prompt=True
-        )
+        prompt = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     except Exception:
         merged = [{"role": "user", "content": "\n\n".join(m["content"] for m in messages)}]
         prompt = tokenizer.apply_chat_template(merged, tokenize=False, add_generation_prompt=True)
@@ -259,12 +272,10 @@ def generate_ids(loaded: _Loaded, settings: HFSettings, prompt: str) -> tuple[An
     context = context_length(model.config)
     if context is not None:  # keep the end: the task and the answer cue
         ids = ids[:, -max(1, context - settings.max_new_tokens) :]
-    ids = ids.to(settings.device)
+    ids = ids.to(loaded.device)
     sample = settings.temperature > 0
     extra: dict[str, Any] = {"temperature": settings.temperature} if sample else {}
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (
-        tokenizer.eos_token_id
-    )
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (tokenizer.eos_token_id)
     with torch.no_grad():
         out = model.generate(
             input_ids=ids,

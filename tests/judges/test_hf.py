@@ -120,10 +120,12 @@ async def test_context_changes_scores(hf_judge: Any) -> None:
     assert a.tokens == b.tokens and a.bits != b.bits
 
 
-async def test_batched_equals_one_by_one(tiny_model_dir: Path) -> None:
+async def test_batched_equals_one_by_one(tiny_model_dir: Path, torch_device: str) -> None:
     from arena.judges.hf import HFJudge
 
-    judge = HFJudge.from_pretrained(str(tiny_model_dir), max_batch_tokens=4096)
+    judge = HFJudge.from_pretrained(
+        str(tiny_model_dir), max_batch_tokens=4096, device=torch_device, tf32=False
+    )
     batched = await judge.score(RAGGED * 3)
     for req, got in zip(RAGGED * 3, batched, strict=True):
         [alone] = await judge.score([req])
@@ -133,7 +135,7 @@ async def test_batched_equals_one_by_one(tiny_model_dir: Path) -> None:
     await judge.aclose()
 
 
-async def test_lm_head_runs_only_on_scored_rows(tiny_model_dir: Path) -> None:
+async def test_lm_head_runs_only_on_scored_rows(tiny_model_dir: Path, torch_device: str) -> None:
     from arena.judges.hf import HFJudge
 
     model, tok = load_raw(tiny_model_dir)
@@ -141,14 +143,14 @@ async def test_lm_head_runs_only_on_scored_rows(tiny_model_dir: Path) -> None:
     model.get_output_embeddings().register_forward_hook(
         lambda _m, args, _out: rows.append(args[0].shape[0])
     )
-    judge = HFJudge([(model, "cpu")], tok, JudgeInfo(name="hf", model="tiny"))
+    judge = HFJudge([(model.to(torch_device), torch_device)], tok, JudgeInfo(name="hf", model="t"))
     results = await judge.score(RAGGED)
     assert sum(rows) == sum(len(r.bits) for r in results)
     assert sum(rows) < sum(e.length for e in judge.encode_requests(RAGGED))
     await judge.aclose()
 
 
-async def test_several_devices_share_the_work(tiny_model_dir: Path) -> None:
+async def test_several_devices_share_the_work(tiny_model_dir: Path, torch_device: str) -> None:
     from arena.judges.hf import HFJudge
 
     replicas = []
@@ -158,10 +160,11 @@ async def test_several_devices_share_the_work(tiny_model_dir: Path) -> None:
         model.base_model.register_forward_pre_hook(
             lambda *_a, i=i: calls.__setitem__(i, calls[i] + 1)
         )
-        replicas.append((model, "cpu"))
+        replicas.append((model.to(torch_device), torch_device))
     judge = HFJudge(replicas, tok, JudgeInfo(name="hf", model="tiny"), max_batch_tokens=64)
-    single = HFJudge.from_pretrained(str(tiny_model_dir))
-    assert judge.parallelism == 2
+    single = HFJudge.from_pretrained(str(tiny_model_dir), device=torch_device, tf32=False)
+    # two batches in flight per CUDA device (one being prepared), one per CPU replica
+    assert judge.parallelism == (4 if torch_device.startswith("cuda") else 2)
     got, want = await judge.score(RAGGED), await single.score(RAGGED)
     assert all(calls)  # both replicas ran batches
     for a, b in zip(got, want, strict=True):
@@ -247,10 +250,11 @@ def test_unknown_device_and_dtype_are_config_errors(tiny_model_dir: Path) -> Non
         HFJudge.from_pretrained(str(tiny_model_dir), device="gpu0")
 
 
-async def test_spec_factory(tiny_model_dir: Path) -> None:
+async def test_spec_factory(tiny_model_dir: Path, torch_device: str) -> None:
     from arena.judges.hf import create_hf_judge
 
-    judge = create_hf_judge(parse_spec(f"hf:{tiny_model_dir}?dtype=bf16&max_batch_tokens=512"))
+    spec = f"hf:{tiny_model_dir}?dtype=bf16&max_batch_tokens=512&device={torch_device}&tf32=0"
+    judge = create_hf_judge(parse_spec(spec))
     assert judge.info.dtype == "bfloat16" and judge.max_batch_tokens == 512
     [s] = await judge.score([ScoreRequest("the cat")])
     assert len(s.bits) > 0 and all(b > 0 for b in s.bits)
@@ -261,10 +265,10 @@ async def test_spec_factory(tiny_model_dir: Path) -> None:
         create_hf_judge(parse_spec("hf"))
 
 
-async def test_closed_judge_refuses_work(tiny_model_dir: Path) -> None:
+async def test_closed_judge_refuses_work(tiny_model_dir: Path, torch_device: str) -> None:
     from arena.judges.hf import HFJudge
 
-    judge = HFJudge.from_pretrained(str(tiny_model_dir))
+    judge = HFJudge.from_pretrained(str(tiny_model_dir), device=torch_device)
     await judge.aclose()
     with pytest.raises(JudgeError, match="closed"):
         await judge.score([ScoreRequest("the cat")])

@@ -12,13 +12,16 @@ from arena.registry import Registry
 
 
 @pytest.mark.torch
-async def test_hf_judge_spec_is_pooled_and_scores_like_the_bare_backend(tiny_model_dir: Path) -> None:
+async def test_hf_judge_spec_is_pooled_and_scores_like_the_bare_backend(
+    tiny_model_dir: Path, torch_device: str
+) -> None:
     from arena.judges.hf import HFJudge
     from arena.judges.pool import JudgePool
 
     registry = Registry.load()
-    pooled = registry.create_judge(f"hf:{tiny_model_dir}?pool_wait_ms=1")
-    bare = registry.create_judge(f"hf:{tiny_model_dir}?pool=0")
+    on = f"device={torch_device}&tf32=0"
+    pooled = registry.create_judge(f"hf:{tiny_model_dir}?pool_wait_ms=1&{on}")
+    bare = registry.create_judge(f"hf:{tiny_model_dir}?pool=0&{on}")
     try:
         assert isinstance(pooled, JudgePool) and isinstance(bare, HFJudge)
         requests = [ScoreRequest("the cat sat", "a story:"), ScoreRequest("on the mat")]

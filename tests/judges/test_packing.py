@@ -106,11 +106,12 @@ REQUESTS = [
 
 
 @pytorch
-async def test_packed_scores_equal_padded_scores(tiny_model_dir: Path) -> None:
+async def test_packed_scores_equal_padded_scores(tiny_model_dir: Path, torch_device: str) -> None:
     from arena.judges.hf import HFJudge
 
-    packed = HFJudge.from_pretrained(str(tiny_model_dir), packing=True)
-    padded = HFJudge.from_pretrained(str(tiny_model_dir), packing=False)
+    kw: dict[str, Any] = {"device": torch_device, "tf32": False}
+    packed = HFJudge.from_pretrained(str(tiny_model_dir), packing=True, **kw)
+    padded = HFJudge.from_pretrained(str(tiny_model_dir), packing=False, **kw)
     got = await packed.score(REQUESTS * 2)
     want = await padded.score(REQUESTS * 2)
     assert packed.packs_sequences and not padded.packs_sequences

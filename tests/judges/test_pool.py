@@ -131,7 +131,9 @@ async def test_metrics_and_stats_event(hf_judge: Any) -> None:
     await pool.aclose()
 
 
-async def test_forward_passes_do_not_block_the_loop(tiny_model_dir: Path) -> None:
+async def test_forward_passes_do_not_block_the_loop(
+    tiny_model_dir: Path, torch_device: str
+) -> None:
     from arena.judges.hf import HFJudge
 
     model, tok = load_raw(tiny_model_dir)
@@ -140,7 +142,8 @@ async def test_forward_passes_do_not_block_the_loop(tiny_model_dir: Path) -> Non
     model.base_model.register_forward_pre_hook(
         lambda *_a: None if released.wait(10) else (_ for _ in ()).throw(RuntimeError("blocked"))
     )
-    pool = JudgePool(HFJudge([(model, "cpu")], tok, JudgeInfo(name="hf", model="tiny")))
+    backend = HFJudge([(model.to(torch_device), torch_device)], tok, JudgeInfo(name="h", model="t"))
+    pool = JudgePool(backend)
     ticks = 0
 
     async def ticker() -> None:

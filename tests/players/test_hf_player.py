@@ -29,22 +29,32 @@ def _save_tiny_model(folder: Path, chat: bool) -> Path:
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = tokenizers.decoders.ByteLevel()
     trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=400, special_tokens=["<|endoftext|>"],
+        vocab_size=400,
+        special_tokens=["<|endoftext|>"],
         initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
     )
-    tok.train_from_iterator([XGL_EXPLANATION, '<move register="t">a quiet harbour</move>'] * 3,
-                            trainer)
+    tok.train_from_iterator(
+        [XGL_EXPLANATION, '<move register="t">a quiet harbour</move>'] * 3, trainer
+    )
     tokenizer = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tok, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+        tokenizer_object=tok,
+        bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>",
         pad_token="<|endoftext|>",
     )
     if chat:
         tokenizer.chat_template = CHAT_TEMPLATE
     torch.manual_seed(0)
     special = tokenizer.eos_token_id
-    config = transformers.GPT2Config(vocab_size=len(tokenizer), n_positions=128, n_embd=32,
-                                     n_layer=1, n_head=2, bos_token_id=special,
-                                     eos_token_id=special)
+    config = transformers.GPT2Config(
+        vocab_size=len(tokenizer),
+        n_positions=128,
+        n_embd=32,
+        n_layer=1,
+        n_head=2,
+        bos_token_id=special,
+        eos_token_id=special,
+    )
     transformers.GPT2LMHeadModel(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
@@ -60,43 +70,56 @@ def chat_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _save_tiny_model(tmp_path_factory.mktemp("tiny-chat"), chat=True)
 
 
-def make_player(folder: Path, **params: str) -> HFPlayer:
-    query = "&".join(f"{k}={v}" for k, v in {"max_new_tokens": "8", **params}.items())
+def make_player(folder: Path, device: str, **params: str) -> HFPlayer:
+    """An hf player on `device` (the `torch_device` fixture: `pytest --device cuda`)."""
+    values = {"max_new_tokens": "8", "device": device, **params}
+    query = "&".join(f"{k}={v}" for k, v in values.items())
     return create_hf_player(parse_spec(f"hf:{folder}?{query}"), PlayerContext(seed=3))
 
 
 def make_request(*registers: str, seed: int = 1) -> MoveRequest:
     return MoveRequest(
         game=GameView(name="g", code="elicit(black, t, 5)", dialect="xgl"),
-        role="black", round=1, rounds=1, line=1, registers=registers or ("t",), max_len=5,
-        visible={}, reveals=(), history=(), omniscient=True, seed=seed,
+        role="black",
+        round=1,
+        rounds=1,
+        line=1,
+        registers=registers or ("t",),
+        max_len=5,
+        visible={},
+        reveals=(),
+        history=(),
+        omniscient=True,
+        seed=seed,
     )
 
 
 @pytest.mark.torch
 @pytest.mark.parametrize("kind", ["base", "chat"])
 async def test_moves_are_strings_reproducible_per_seed(
-    kind: str, base_model: Path, chat_model: Path
+    kind: str, base_model: Path, chat_model: Path, torch_device: str
 ) -> None:
     folder = base_model if kind == "base" else chat_model
-    player = make_player(folder)
+    player = make_player(folder, torch_device)
     assert isinstance(player, Player)
     first = await player.move(make_request(seed=11))
     assert set(first) == {"t"} and isinstance(first["t"], str)
-    assert await make_player(folder).move(make_request(seed=11)) == first  # fresh player too
+    assert (
+        await make_player(folder, torch_device).move(make_request(seed=11)) == first
+    )  # fresh player too
     outcomes = {(await player.move(make_request(seed=s)))["t"] for s in range(6)}
     assert len(outcomes) > 1  # sampling really depends on the seed
 
 
 @pytest.mark.torch
-async def test_greedy_decoding_ignores_the_seed(base_model: Path) -> None:
-    player = make_player(base_model, temperature="0")
+async def test_greedy_decoding_ignores_the_seed(base_model: Path, torch_device: str) -> None:
+    player = make_player(base_model, torch_device, temperature="0")
     assert await player.move(make_request(seed=1)) == await player.move(make_request(seed=2))
 
 
 @pytest.mark.torch
-async def test_several_registers_and_a_real_match(base_model: Path) -> None:
-    player = make_player(base_model)
+async def test_several_registers_and_a_real_match(base_model: Path, torch_device: str) -> None:
+    player = make_player(base_model, torch_device)
     moves = await player.move(make_request("x", "y"))
     assert set(moves) == {"x", "y"} and all(isinstance(v, str) for v in moves.values())
     result = await run_game("elicit(alice, t, 5)\n", {"alice": player}, NgramJudge())
@@ -109,6 +132,19 @@ def test_first_line_fallback() -> None:
     assert first_line('<think>x</think><move register="t">\n kept </move>') == "kept"
     assert first_line("   \n") == ""
     assert first_line("a\x17b\ufffdc") == "abc"  # control bytes of a random model dropped
+
+
+def test_device_auto_is_the_default_and_resolves_to_a_present_device() -> None:
+    import torch
+
+    from arena.players.hf_player import HFSettings, resolve_device
+
+    assert HFSettings(model="m").device == "auto"
+    want = "cuda" if torch.cuda.is_available() else "cpu"
+    if not torch.cuda.is_available() and torch.backends.mps.is_available():
+        want = "mps"
+    assert resolve_device("auto") == want
+    assert resolve_device("cpu") == "cpu"
 
 
 def test_bad_specs_are_config_errors(tmp_path: Path) -> None:
