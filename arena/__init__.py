@@ -6,6 +6,8 @@ types and the error tree.
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
+
 from arena.errors import (
     ArenaError,
     ConfigError,
@@ -48,7 +50,10 @@ from arena.protocols.story import StoryRequest, StorySource
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec, parse_spec
 
-__version__ = "0.1.0"
+try:  # the one version source is pyproject.toml's [project] version, read from the metadata
+    __version__ = version("xent-arena")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "ArenaError",

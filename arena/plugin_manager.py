@@ -38,7 +38,7 @@ from pluggy import PluginManager
 from arena import hookspecs
 from arena.events import Event
 
-log = logging.getLogger("arena.plugins")
+log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "xent_arena"
 ALLOW_ENV = "XENT_ARENA_PLUGINS"

@@ -37,7 +37,7 @@ from arena.storage.tables import utcnow
 from arena.tournaments.pairings import MatchPlan
 from arena.tournaments.progress import JudgeMetrics, MatchClock
 
-log = logging.getLogger("arena.live")
+log = logging.getLogger(__name__)
 
 INTERVAL_S = 1.0
 BEAT_S = 10.0

@@ -129,7 +129,7 @@ def test_dispatch_event_isolates_failing_observers(caplog: pytest.LogCaptureFixt
     pm.register(Exploder(), name="exploder")
     pm.register(after, name="after")
     pm.register(partial, name="partial")
-    caplog.set_level(logging.WARNING, logger="arena.plugins")
+    caplog.set_level(logging.WARNING, logger="arena.plugin_manager")
     assert dispatch_event(pm, RoundStarted(round=1, line=0), "m1") == 1
     reward = Reward(round=1, line=3, player="black", total=1.5, terms=[])
     assert dispatch_event(pm, reward, "m1") == 1

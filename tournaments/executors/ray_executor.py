@@ -45,7 +45,7 @@ from arena.tournaments.prepare import PreparedTournament
 from arena.tournaments.progress import ProgressSink, RichProgress
 
 RAY = "ray"
-log = logging.getLogger("arena.ray")
+log = logging.getLogger(__name__)
 
 
 def on_driver_node(ray: Any) -> dict[str, Any]:

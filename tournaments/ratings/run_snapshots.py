@@ -21,7 +21,7 @@ from arena.storage import Store
 from arena.storage.live import live_runs
 from arena.storage.queries import match_counts
 
-log = logging.getLogger("arena.snapshots")
+log = logging.getLogger(__name__)
 
 EVERY_S = 30.0
 COST_FACTOR = 10.0

@@ -46,7 +46,7 @@ from arena.tournaments.ratings.service import store_snapshot
 from arena.tournaments.recurring.schedules import find_schedule, next_run_time
 from arena.tournaments.run_config import play_config
 
-log = logging.getLogger("arena.scheduler")
+log = logging.getLogger(__name__)
 
 LEASE_S = 60.0  # a killed holder blocks its schedule for at most this long
 SCHEDULED, MANUAL = "scheduled", "manual"

@@ -39,7 +39,7 @@ from arena.storage.tables import utcnow
 from arena.tournaments.recurring.runner import LEASE_S, SCHEDULED, process_owner, run_schedule
 from arena.tournaments.recurring.schedules import describe_trigger, trigger_for
 
-log = logging.getLogger("arena.scheduler")
+log = logging.getLogger(__name__)
 
 SYNC_S = 30.0
 
