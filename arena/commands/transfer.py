@@ -160,7 +160,7 @@ def transfer_command(
     console.print(render_verdicts(matrix))
     console.print(render_matrix(matrix))
     typer.echo(
-        "undefined: the row's fine-tuning gain interval is not above 0 (Def. 37 needs a "
-        "playable source game)."
+        "undefined: the row's or the column's game is not playable (its fine-tuning gain "
+        "interval is not above 0; Def. 37 is stated for two playable games)."
     )
     typer.echo(f"stored under setting {setting.sha256[:12]} in {where}")

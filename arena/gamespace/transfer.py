@@ -43,6 +43,7 @@ from arena.storage.transfers import TransferRecord, VerdictRecord
 RECORD_FILE = "finetune.json"  # written last by a fine-tuner run that completed (reinforce)
 
 Progress = Callable[[str], None]
+METHOD = 2  # 2: name-free evaluation, Def. 37 needs both games playable
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ class TransferSetting:
         judge: the judge spec that scores every move.
         opponent: the player of the other roles (default: `player`), frozen.
         resamples, level: the bootstrap's resamples and confidence level.
+        method: the measurement method's version; rows stored by an older method (whose
+            numbers depended on the game's name, or gave a value to an unplayable target)
+            are keyed apart and never reused.
     """
 
     player: str
@@ -69,6 +73,7 @@ class TransferSetting:
     opponent: str | None = None
     resamples: int = RESAMPLES
     level: float = LEVEL
+    method: int = METHOD
 
     def public(self) -> dict[str, object]:
         """The setting with secrets in its specs redacted (what is stored and shown)."""
@@ -203,7 +208,9 @@ class FineTuneOracle:
             return known
 
     async def transfer_record(self, source: LoadedGame, target: LoadedGame) -> TransferRecord:
-        """V_source(target), measured once per setting (then read back)."""
+        """V_source(target), measured once per setting (then read back); undefined unless
+        both games are playable (Def. 37; the target is fine-tuned on too when the source
+        is playable)."""
         setting = self.setting
         source_key, target_key = game_sha256(source.source), game_sha256(target.source)
         if self.engine is not None:
@@ -211,6 +218,9 @@ class FineTuneOracle:
             if stored is not None:
                 return stored
         tuned = await self.verdict(source)
+        target_playable = True if source_key == target_key else (
+            (await self.verdict(target)).playable if tuned.playable else True
+        )
         if source_key == target_key:
             before, after = list(tuned.scores_before), list(tuned.scores_after)
         else:
@@ -218,7 +228,7 @@ class FineTuneOracle:
             after = await self.scores(await self._tuned_player(source, tuned), target)
         estimate = transfer_value(
             tuned.scores_before, tuned.scores_after, before, after, seed=setting.seed,
-            resamples=setting.resamples, level=setting.level,
+            resamples=setting.resamples, level=setting.level, target_playable=target_playable,
         )
         interval = estimate.value
         record = TransferRecord(

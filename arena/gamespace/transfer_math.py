@@ -14,6 +14,10 @@ Choices where the paper is silent:
   reason) unless G1's gain interval lies above 0: a denominator whose interval contains 0
   would make the ratio and its interval arbitrarily large, and a negative one (tuning made
   G1 worse) would flip its sign. It is never reported as a huge number.
+- Def. 37 is stated for a playable G2 as well ("of a playable Xent Game G1 for another
+  playable game G2"): V_G1(G2) is undefined when G2 is not playable (its own Def. 35
+  verdict, `target_playable`), even when the ratio could be computed. A game whose score
+  no move can change is therefore never given a transfer value, in either direction.
 """
 
 from __future__ import annotations
@@ -129,10 +133,11 @@ def gain(
 def transfer_value(
     source_before: Sequence[float], source_after: Sequence[float],
     target_before: Sequence[float], target_after: Sequence[float], *, seed: int = 0,
-    resamples: int = RESAMPLES, level: float = LEVEL,
+    resamples: int = RESAMPLES, level: float = LEVEL, target_playable: bool = True,
 ) -> TransferEstimate:
     """V_G1(G2) = (S_G2(F_G1[M]) - S_G2(M)) / (S_G1(F_G1[M]) - S_G1(M)), Def. 37, on paired
-    per-map scores (G1 = source, G2 = target); undefined unless G1 is playable (see above)."""
+    per-map scores (G1 = source, G2 = target); undefined unless G1 is playable and G2 is
+    (`target_playable`: G2's own Def. 35 verdict; see above)."""
     data = _arrays(source_before, source_after, target_before, target_after)
     source = _interval(data[:2], _mean_difference, seed, resamples, level)
     target = _interval(data[2:], _mean_difference, seed, resamples, level)
@@ -142,6 +147,12 @@ def transfer_value(
         reason = (
             f"undefined: the fine-tuning gain on the source game ({source.value:+.3g}, "
             f"interval [{source.low:.3g}, {source.high:.3g}]) {where}"
+        )
+        return TransferEstimate(None, before, after, target, reason)
+    if not target_playable:
+        reason = (
+            "undefined: the target game is not playable (its own fine-tuning gain interval "
+            "is not above 0; Def. 37 is stated for two playable games)"
         )
         return TransferEstimate(None, before, after, target, reason)
     value = _interval(data, _ratio, seed, resamples, level)

@@ -104,3 +104,14 @@ def test_undefined_estimates_are_nan_and_never_pass_a_threshold() -> None:
     assert not UNDEFINED.defined and math.isnan(UNDEFINED.low)
     assert not UNDEFINED.value >= 0.5
     assert Estimate(0.9, 0.8, 1.0).defined
+
+
+def test_def_37_needs_a_playable_target_too() -> None:
+    """Issue 19 item 6: a ratio that could be computed is still undefined when the target
+    game is not playable (its own Def. 35 verdict)."""
+    after = [a + 0.5 for a in AFTER]
+    defined = transfer_value(BEFORE, AFTER, BEFORE, after, seed=1)
+    assert defined.defined
+    v = transfer_value(BEFORE, AFTER, BEFORE, after, seed=1, target_playable=False)
+    assert not v.defined and "target game is not playable" in v.reason
+    assert v.target_after > v.target_before  # the measurement is kept

@@ -101,14 +101,14 @@ async def test_a_renamed_copy_transfers_about_one(measured: tuple[TransferMatrix
         assert (diagonal.value, diagonal.low, diagonal.high) == (1.0, 1.0, 1.0)
 
 
-async def test_an_unrelated_game_gets_zero_and_an_unplayable_source_none(
+async def test_transfer_to_or_from_an_unplayable_game_is_undefined(
     measured: tuple[TransferMatrix, Log],
 ) -> None:
     matrix, _ = measured
     for source in ("plain", "renamed"):
-        v = matrix.value(source, "fixed")
-        assert v.value == 0.0 and v.low is not None and v.high is not None
-        assert v.low <= 0.0 <= v.high
+        v = matrix.value(source, "fixed")  # Def. 37: the target must be playable too
+        assert v.value is None and v.low is None and "target game is not playable" in v.reason
+        assert v.target_after == v.target_before  # measured all the same: nothing changed
     for target in ("plain", "renamed", "fixed"):
         undefined = matrix.value("fixed", target)
         assert undefined.value is None and undefined.low is None
@@ -152,7 +152,7 @@ async def test_a_new_pair_reuses_the_kept_model(
     async with open_oracle(setting, engine=None, models_dir=models_dir, progress=log) as oracle:
         [plain, _, fixed] = tg.games()
         record = await oracle.transfer_record(plain, fixed)
-    assert record.value == 0.0 and record.source_sha256 == game_sha256(plain.source)
+    assert record.value is None and record.source_sha256 == game_sha256(plain.source)
     assert log.lines and not any("fine-tuning" in line for line in log.lines)
 
 
