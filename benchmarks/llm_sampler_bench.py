@@ -22,8 +22,8 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from arena.gamespace.sampler import ParentGame
-from arena.players.openai_compat_server import ServerState, start_server
 from arena.registry import Registry
+from tests.support.openai_compat_server import ServerState, start_server
 
 PARENT_FILE = Path(__file__).resolve().parents[1] / "arena" / "games" / "simplest_cut.xgl"
 VALID = (

@@ -22,8 +22,8 @@ from arena.gamespace.llm_sampler import LLMSampler
 from arena.gamespace.pipeline import GAVE_UP, FilterPipeline, PipelineConfig
 from arena.gamespace.sampler import ParentGame, Proposal
 from arena.lang.loader import load_game
-from arena.players.openai_compat_server import ServerState, key_fingerprint, start_server
 from arena.registry import Registry
+from tests.support.openai_compat_server import ServerState, key_fingerprint, start_server
 
 pytestmark = pytest.mark.llm
 

@@ -20,11 +20,11 @@ from arena.players.llm_player import (
     is_retryable,
     retry_after,
 )
-from arena.players.openai_compat_server import ServerState, key_fingerprint, start_server
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
 from tests.runtime.helpers import events_of, run_game
+from tests.support.openai_compat_server import ServerState, key_fingerprint, start_server
 
 pytestmark = [
     pytest.mark.llm,

@@ -6,7 +6,7 @@ import aiohttp
 import pytest
 
 from arena.errors import ConfigError
-from arena.players.openai_compat_server import ServerState, key_fingerprint, start_server
+from tests.support.openai_compat_server import ServerState, key_fingerprint, start_server
 
 
 async def test_completions_faults_and_recording() -> None:

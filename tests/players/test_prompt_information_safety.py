@@ -20,13 +20,13 @@ import pytest
 
 from arena.judges.ngram import NgramJudge
 from arena.players.llm_player import create_llm_player
-from arena.players.openai_compat_server import ServerState, start_server
 from arena.players.prompting import PromptOptions, build_messages, build_prompt_text
 from arena.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest, Player
 from arena.runtime.maps import GameMap
 from arena.specs import parse_spec
 from tests.runtime.helpers import events_of, run_game
+from tests.support.openai_compat_server import ServerState, start_server
 
 pytestmark = [
     pytest.mark.llm,

@@ -1,4 +1,5 @@
-"""A scriptable OpenAI-compatible server on the loopback interface, for tests and demos.
+"""A scriptable OpenAI-compatible server on the loopback interface, for tests and benchmarks
+(test-only, so it is not shipped in the wheel).
 
 It implements ``POST /v1/chat/completions`` and ``POST /v1/completions`` (non-streaming).
 Each request takes the next *behaviour* from a queue, or the default behaviour when the

@@ -12,12 +12,12 @@ import pytest
 from arena.cli import main as cli_main
 from arena.errors import ConfigError, PlayerError
 from arena.events import Forfeit, Reveal
-from arena.players.openai_compat_server import ServerState, start_server
 from arena.redaction import redact_params
 from arena.registry import Registry
 from arena.storage import sqlite_url
 from arena.storage.event_codec import decode_events, encode_events
 from arena.tournaments.run_config import run_file
+from tests.support.openai_compat_server import ServerState, start_server
 from tests.tournaments import arena_fixtures as fx
 
 PASSWORD = "hunter2pass"
