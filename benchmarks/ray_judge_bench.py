@@ -1,5 +1,6 @@
 """Judge throughput on one device: the judge in-process against the same judge as one Ray
-judge actor (issue 12's GPU figure), side by side in one run, same requests.
+judge actor (issue 12's GPU figure), side by side in one run, same requests. (This was
+gpu_judge_bench.py; that name now holds issue 21's ours-vs-plain-forward benchmark.)
 
 The model is a randomly initialised GPT-2 of the chosen size with the bundled tokenizer
 (no hub here; weights do not change the cost of a forward pass), saved to a temporary
@@ -14,7 +15,7 @@ from the driver, so it includes Ray's call overhead; the actor is started and wa
 before timing (`num_gpus=1` when a GPU is there). Scores of both sides must agree to 1e-2
 bits per token.
 
-Run:  PYTHONPATH=. python benchmarks/gpu_judge_bench.py [--size small|bundled]
+Run:  PYTHONPATH=. python benchmarks/ray_judge_bench.py [--size small|bundled]
       [--device cuda] [--dtype bfloat16] [--requests 2048] [--concurrency 256] [--no-ray]
 The last line is `ray_actor_over_in_process=<ratio of tokens/s>`.
 """
