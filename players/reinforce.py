@@ -161,7 +161,9 @@ class Reinforce:
         opponent = s.opponent or request.player
         tokens, steps, episode, curve = 0, 0, 0, []
         history: list[float] = []
-        while tokens < request.budget_tokens:
+        while tokens < request.budget_tokens and (
+            request.max_steps is None or steps < request.max_steps
+        ):
             batch = []
             for _ in range(s.batch):
                 played = await _play(

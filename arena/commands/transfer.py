@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # the measurement imports SciPy and SQLAlchemy: loaded by the
     from arena.storage import Store
     from arena.storage.transfers import TransferRecord
 
-# arena.gamespace.transfer_math.RESAMPLES and LEVEL (a test checks they agree)
+# arena.gamespace.transfer_math.RESAMPLES and LEVEL, transfer.DEFAULT_BUDGET_TOKENS (a test
+# checks they agree)
 RESAMPLES = 2000
 LEVEL = 0.95
 
@@ -103,8 +104,13 @@ def transfer_command(
         str, typer.Option(help="Fine-tuner spec, e.g. reinforce or reinforce?lr=1e-4&batch=4.")
     ] = "reinforce",
     budget_tokens: Annotated[
-        int, typer.Option("--budget-tokens", min=1, help="T: tokens each fine-tuning may process.")
-    ] = 20_000,
+        int, typer.Option("--budget-tokens", min=1, help="T: tokens each fine-tuning may process "
+                            "(fewer than 8 optimiser steps is warned about).")
+    ] = 250_000,
+    budget_steps: Annotated[
+        int | None, typer.Option("--budget-steps", min=1, help="Also stop each fine-tuning "
+                                 "after this many optimiser steps.")
+    ] = None,
     maps: Annotated[
         int, typer.Option(min=2, max=10_000, help="K: evaluation maps per game (intervals are "
                           "over maps).")
@@ -141,8 +147,9 @@ def transfer_command(
 
     registry = Registry.load()
     setting = TransferSetting(
-        player=player, finetuner=finetuner, budget_tokens=budget_tokens, maps=maps, seed=seed,
-        judge=judge, opponent=opponent, resamples=resamples, level=level,
+        player=player, finetuner=finetuner, budget_tokens=budget_tokens,
+        budget_steps=budget_steps, maps=maps, seed=seed, judge=judge, opponent=opponent,
+        resamples=resamples, level=level,
     )
     setting.check()
     loaded = [load_game_ref(g, registry) for g in games]

@@ -35,6 +35,8 @@ class FineTuneRequest:
         out_dir: an empty folder where the tuned model is written.
         registry: builds the players of the game's other roles (None: the installed
             plugins, loaded when a game has other roles).
+        max_steps: stop after this many optimiser steps even when tokens are left (None:
+            the token budget alone decides).
     """
 
     player: str
@@ -44,6 +46,7 @@ class FineTuneRequest:
     seed: int
     out_dir: Path
     registry: Registry | None = None
+    max_steps: int | None = None
 
 
 @dataclass(frozen=True)
@@ -72,3 +75,21 @@ class FineTuner(Protocol):
     async def finetune(self, request: FineTuneRequest) -> FineTuneResult:
         """Tune `request.player` on `request.game`; the result names the tuned player."""
         ...
+
+
+MIN_STEPS = 8  # fewer optimiser steps than this rarely learn anything (issue 19, measured
+# in benchmarks/gamespace_calibration.py --steps): the warning threshold of `steps_warning`
+
+
+def steps_warning(game: str, steps: int, tokens: int, budget_tokens: int) -> str | None:
+    """One sentence when a fine-tuning took fewer than `MIN_STEPS` optimiser steps (what
+    the budget bought), with the token budget that would buy them; None otherwise."""
+    if steps >= MIN_STEPS:
+        return None
+    per_step = tokens / max(steps, 1)
+    wanted = int(per_step * MIN_STEPS * 1.1) + 1
+    return (
+        f"Warning: fine-tuning on {game} took {steps} optimiser step(s) within "
+        f"{budget_tokens} tokens (about {per_step:.0f} tokens a step), fewer than the "
+        f"{MIN_STEPS} steps learning needs; give --budget-tokens {wanted} or more."
+    )

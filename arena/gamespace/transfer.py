@@ -28,7 +28,7 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.gamespace.evaluate import anonymous, game_scores
-from arena.gamespace.finetune import FineTuneRequest
+from arena.gamespace.finetune import MIN_STEPS, FineTuneRequest, steps_warning
 from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
 from arena.gamespace.transfer_math import LEVEL, RESAMPLES, gain, transfer_value
 from arena.lang.game_file import game_sha256
@@ -44,6 +44,7 @@ RECORD_FILE = "finetune.json"  # written last by a fine-tuner run that completed
 
 Progress = Callable[[str], None]
 METHOD = 2  # 2: name-free evaluation, Def. 37 needs both games playable
+DEFAULT_BUDGET_TOKENS = 250_000  # about MIN_STEPS (8) steps of single_text, batch 8
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,11 @@ class TransferSetting:
     Attributes:
         player: M, a player spec the fine-tuner accepts (e.g. ``hf:bundled``).
         finetuner: F, a fine-tuner spec (e.g. ``reinforce?lr=1e-4``).
-        budget_tokens: T, the fine-tuning token budget.
+        budget_tokens: T, the fine-tuning token budget (default: about `MIN_STEPS` steps
+            of a paper game such as single_text at the default batch of 8 episodes, 28 672
+            tokens a step on the bundled model).
+        budget_steps: also stop after this many optimiser steps (None: tokens decide).
+            Every tuning that took fewer than `MIN_STEPS` steps is reported in `warnings`.
         maps: K, evaluation maps per game (>= 2: intervals are over maps).
         seed: evaluation maps, training maps, fine-tuning and bootstrap seed.
         judge: the judge spec that scores every move.
@@ -66,7 +71,8 @@ class TransferSetting:
 
     player: str
     finetuner: str = "reinforce"
-    budget_tokens: int = 20_000
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS
+    budget_steps: int | None = None
     maps: int = 8
     seed: int = 0
     judge: str = "bundled"
@@ -94,6 +100,11 @@ class TransferSetting:
             raise ConfigError(
                 f"The fine-tuning budget must be at least 1 token, got {self.budget_tokens}. "
                 "Give e.g. --budget-tokens 20000."
+            )
+        if self.budget_steps is not None and self.budget_steps < 1:
+            raise ConfigError(
+                f"The fine-tuning step budget must be at least 1 step, got "
+                f"{self.budget_steps}. Give e.g. --budget-steps {MIN_STEPS}, or leave it out."
             )
         if self.maps < 2:
             raise ConfigError(
@@ -166,6 +177,7 @@ class FineTuneOracle:
         self._verdicts: dict[str, VerdictRecord] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._tuner = registry.create_finetuner(setting.finetuner)
+        self.warnings: list[str] = []  # one sentence per tuning with too few steps
 
     # --- the TransferOracle protocol -----------------------------------------------------
 
@@ -296,8 +308,12 @@ class FineTuneOracle:
         out.parent.mkdir(parents=True, exist_ok=True)
         result = await self._tuner.finetune(FineTuneRequest(
             setting.player, anonymous(game), self.judge, setting.budget_tokens, setting.seed, out,
-            self.registry,
+            self.registry, max_steps=setting.budget_steps,
         ))
+        warning = steps_warning(game.name, result.steps, result.tokens, setting.budget_tokens)
+        if warning is not None:
+            self.warnings.append(warning)
+            self._progress(warning)
         return result.player
 
     async def _tune_and_measure(self, game: LoadedGame, key: str) -> VerdictRecord:
