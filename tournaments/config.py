@@ -193,8 +193,9 @@ class RayConfig(_Strict):
     )
 
 
-NORMALISATIONS = ("catch-up", "narms", "reference")
-Normalisation = Literal["catch-up", "narms", "reference"]
+NORMALISATIONS = ("catch-up", "narms", "reference", "benchmark")
+# benchmark: the published Xent benchmark's leaderboard score (ratings/normalisation_benchmark)
+Normalisation = Literal["catch-up", "narms", "reference", "benchmark"]
 
 
 class NormalisationConfig(_Strict):

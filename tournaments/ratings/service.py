@@ -64,6 +64,10 @@ from arena.tournaments.ratings.normalisation import (
     reference_normalisation,
     xent_measures,
 )
+from arena.tournaments.ratings.normalisation_benchmark import (
+    BenchmarkScores,
+    benchmark_normalisation,
+)
 from arena.tournaments.records_from_store import check_tournaments, records_from_store
 
 Scale = Literal["elo", "log"]
@@ -172,13 +176,18 @@ def rated_records(inputs: RatingInputs) -> list[MatchRecord]:
     return [r for r in inputs.records if r.match_id in kept or r.match_id in inputs.win_share]
 
 
-def outcomes(inputs: RatingInputs, records: Iterable[MatchRecord] | None = None) -> list[Outcome]:
+def outcomes(
+    inputs: RatingInputs, records: Iterable[MatchRecord] | None = None, eval_mode: bool = True
+) -> list[Outcome]:
     """Pairwise outcomes of `records` (default: all), each read by its source's rule; the
-    matches of `uninformative` roles give none (they would be ties that measure nothing)."""
+    matches of `uninformative` roles give none (they would be ties that measure nothing).
+    `eval_mode=False` leaves out the eval-mode matches read by the arena rule (the ratings
+    take those as groups, see `comparisons`)."""
     rated = {r.match_id for r in rated_records(inputs)}
     recs = [r for r in (inputs.records if records is None else records) if r.match_id in rated]
     shares = [r for r in recs if r.match_id in inputs.win_share]
-    plain = [r for r in recs if r.match_id not in inputs.win_share]
+    plain = [r for r in recs if r.match_id not in inputs.win_share
+             and (eval_mode or r.mode != "eval")]
     found = pairwise_outcomes(plain)
     for record in sorted(shares, key=lambda r: r.match_id):
         found += win_share_outcomes(record)
@@ -186,11 +195,14 @@ def outcomes(inputs: RatingInputs, records: Iterable[MatchRecord] | None = None)
 
 
 def comparisons(inputs: RatingInputs) -> ComparisonData:
-    """Comparisons in array form, with every rated match in the bootstrap pool."""
+    """Comparisons in array form, with every rated match in the bootstrap pool; eval-mode
+    matches compared as groups (no object per pair of matches)."""
+    rated = rated_records(inputs)
     return build_comparisons(
-        outcomes(inputs),
-        [(r.match_id, r.game) for r in rated_records(inputs)],
+        outcomes(inputs, eval_mode=False),
+        [(r.match_id, r.game) for r in rated],
         participants=[s.participant for r in inputs.records for s in r.players],
+        eval_records=[r for r in rated if r.mode == "eval" and r.match_id not in inputs.win_share],
     )
 
 
@@ -330,6 +342,7 @@ class NormalisedReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
     method: str = "catch-up"
     threshold: ThresholdSpec | None = None
+    benchmark: BenchmarkScores | None = None  # method "benchmark": the benchmark's score
 
 
 def normalisation_choice(
@@ -378,7 +391,7 @@ def normalised_scores(
     chosen = base or inputs.base
     notes: list[str] = []
     cells: dict[Cell, NormalisedCell] = {}
-    if chosen_method == "reference":
+    if chosen_method in ("reference", "benchmark"):
         chosen = None
     elif chosen is None:
         notes.append(
@@ -407,4 +420,5 @@ def normalised_scores(
         tuple(notes),
         chosen_method,
         threshold,
+        benchmark_normalisation(records) if chosen_method == "benchmark" else None,
     )
