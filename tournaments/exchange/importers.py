@@ -38,9 +38,11 @@ from arena.storage.imports import (
     ImportResult,
     save_import,
 )
+from arena.tournaments.exchange.formats import FORMATS, ImportFormat, detect_format
+from arena.tournaments.exchange.xent_results import read_xent_results
 
-ImportFormat = Literal["gamebench", "csv", "jsonl"]
-FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
+__all__ = ["FORMATS", "ImportFormat", "import_file", "import_parsed", "parse_file"]
+
 OutcomeRule = Literal["higher-wins", "win-share"]
 HIGHER_WINS: OutcomeRule = "higher-wins"
 WIN_SHARE: OutcomeRule = "win-share"
@@ -364,31 +366,14 @@ def read_gamebench(text: str) -> tuple[list[ImportedMatch], list[Problem]]:
 # ----------------------------------------------------------------------------- files
 
 
-def guess_format(path: Path) -> str:
-    """The format from the file's extension (.csv, .jsonl); ConfigError otherwise."""
-    by_suffix = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-    found = by_suffix.get(path.suffix.lower())
-    if found is None:
-        raise ConfigError(
-            f"Cannot tell the format of '{path.name}' from its extension. Pass --format with "
-            f"one of: {', '.join(FORMATS)}."
-        )
-    return found
-
-
 def parse_file(path: str | Path, fmt: str | None = None, outcome: str | None = None) -> ParsedFile:
-    """Read and validate a whole file; ImportFileError lists every malformed row."""
+    """Read and validate a whole file; ImportFileError lists every malformed row. Without
+    `fmt` the format comes from the extension or the JSON content (`formats.detect_format`)."""
     where = Path(path)
-    fmt = fmt or guess_format(where)
-    if fmt not in FORMATS:
+    if fmt is not None and fmt not in FORMATS:
         raise ConfigError(f"Unknown import format '{fmt}'.{did_you_mean(fmt, FORMATS)}")
     if outcome is not None and outcome not in OUTCOMES:
         raise ConfigError(f"Unknown outcome rule '{outcome}'.{did_you_mean(outcome, OUTCOMES)}")
-    if fmt == "gamebench" and outcome not in (None, WIN_SHARE):
-        raise ConfigError(
-            f"GameBench scores are win shares; --outcome {outcome} does not apply to them. "
-            "Leave --outcome out."
-        )
     try:
         data = where.read_bytes()
     except OSError as error:
@@ -399,9 +384,26 @@ def parse_file(path: str | Path, fmt: str | None = None, outcome: str | None = N
         raise ConfigError(
             f"'{where}' is not UTF-8 text (byte {error.start}). Save it as UTF-8 and retry."
         ) from None
+    fmt = fmt or detect_format(where, text)
+    if fmt not in FORMATS:  # recognised, but not a file of match results
+        raise ConfigError(
+            f"'{where.name}' is a {fmt} file, not match results; `arena import` cannot store "
+            f"it as matches. Valid result formats: {', '.join(FORMATS)}."
+        )
+    fixed = {"gamebench": WIN_SHARE, "xent-results": HIGHER_WINS}.get(fmt)
+    if fixed is not None and outcome not in (None, fixed):
+        what = "GameBench scores are win shares" if fmt == "gamebench" else (
+            "Xent benchmark scores are higher-is-better bits"
+        )
+        raise ConfigError(
+            f"{what}; --outcome {outcome} does not apply to them. Leave --outcome out."
+        )
     if fmt == "gamebench":
         rule, point = WIN_SHARE, "bootstrap_mean"  # GameBench's published convention
         matches, problems = read_gamebench(text)
+    elif fmt == "xent-results":
+        rule, point, problems = HIGHER_WINS, "mle", []
+        matches = read_xent_results(_json(text, where), where.name)
     else:
         rule, point = outcome or HIGHER_WINS, "mle"
         reader = read_csv if fmt == "csv" else read_jsonl
@@ -410,6 +412,16 @@ def parse_file(path: str | Path, fmt: str | None = None, outcome: str | None = N
         raise ImportFileError(str(where), sorted(problems, key=lambda p: p.line))
     digest = hashlib.sha256(data).hexdigest()
     return ParsedFile(where.name, digest, fmt, rule, point, tuple(matches))
+
+
+def _json(text: str, where: Path) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(
+            f"'{where.name}' is not valid JSON ({error.msg} at line {error.lineno}); a Xent "
+            "benchmark result is one JSON object. Fix the file and retry."
+        ) from None
 
 
 def import_parsed(engine: Engine, parsed: ParsedFile, tournament: str) -> ImportResult:

@@ -1,0 +1,68 @@
+"""Which format a file given to `arena import` is in: the one place that knows every format.
+
+A format comes from ``--format``, else from the file's extension (.csv, .jsonl), else, for a
+JSON document, from its content: each entry of `JSON_FORMATS` recognises one kind of document
+(first match wins). To add a format, add its name to `ImportFormat` (and to the copy in
+`arena.tournaments.cli_ratings`) and, if it is JSON, a recogniser to `JSON_FORMATS`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Literal, get_args
+
+from arena.errors import ConfigError
+from arena.tournaments.exchange.xent_results import is_xent_results
+
+__all__ = ["FORMATS", "JSON_FORMATS", "ImportFormat", "detect_format"]
+
+ImportFormat = Literal["gamebench", "csv", "jsonl", "xent-results"]
+FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
+BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+XENT_CONFIG_TYPES = ("expanded_xent_config", "condensed_xent_config")
+
+
+def _is_xent_config(obj: object) -> bool:
+    return isinstance(obj, Mapping) and obj.get("config_type") in XENT_CONFIG_TYPES
+
+
+def _is_gamebench(obj: object) -> bool:
+    return isinstance(obj, list) and bool(obj) and all(
+        isinstance(m, Mapping) and "game" in m for m in obj[:10]
+    )
+
+
+JSON_FORMATS: tuple[tuple[str, Callable[[object], bool]], ...] = (
+    ("xent-results", is_xent_results),  # the reference's BenchmarkResult
+    ("xent-config", _is_xent_config),  # the reference's benchmark configuration
+    ("gamebench", _is_gamebench),  # GameBench's matches.json
+)
+_CONTENT_HINT = (
+    "a Xent benchmark result (an object with 'results'), a Xent benchmark config (with "
+    "'config_type') or GameBench matches (an array of objects with 'game')"
+)
+
+
+def detect_format(path: Path, text: str) -> str:
+    """The format of `path` (whose text is `text`) from its extension or JSON content;
+    ConfigError with one sentence when neither tells."""
+    found = BY_SUFFIX.get(path.suffix.lower())
+    if found is not None:
+        return found
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(
+            f"Cannot tell the format of '{path.name}': it is neither .csv nor .jsonl, and not "
+            f"JSON ({error.msg} at line {error.lineno}). Pass --format with one of: "
+            f"{', '.join(FORMATS)}."
+        ) from None
+    for name, recognises in JSON_FORMATS:
+        if recognises(obj):
+            return name
+    raise ConfigError(
+        f"Cannot tell the format of '{path.name}': its JSON is not {_CONTENT_HINT}. "
+        f"Pass --format with one of: {', '.join(FORMATS)}."
+    )
