@@ -10,7 +10,6 @@ from arena.lang.limits import MOVE_WORDS_CEILING
 from arena.players.hf_player import SPEC_PARAMS as HF_PARAMS
 from arena.players.hf_player import create_hf_player
 from arena.players.hf_player import parse_settings as hf_settings
-from arena.players.human_player import create_human_player
 from arena.players.llm_player import SPEC_PARAMS as LLM_PARAMS
 from arena.players.llm_player import create_llm_player
 from arena.players.llm_player import parse_settings as llm_settings
@@ -26,6 +25,8 @@ from arena.players.search_player import (
     check_search_spec,
     create_search_player,
 )
+from arena.players.web_human import PARAMS as WEB_PARAMS
+from arena.players.web_human import create_human
 from arena.plugin_types import PlayerContext, PlayerEntry, PlayerFactory, SamplerEntry
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
@@ -92,10 +93,15 @@ def arena_players() -> list[PlayerEntry]:
         ),
         PlayerEntry(
             "human",
-            create_human_player,
-            "A person at the terminal: shows the request, reads one line per register.",
-            check=_by_building(create_human_player),
-            params=SpecParams(params=(Param("code", "bool", True, "show the game code"),)),
+            create_human,
+            "A person: at the terminal ('human'), or in the browser through the play server "
+            "('human:web?name=<person>').",
+            check=_by_building(create_human),
+            params=SpecParams(
+                arg="'web' for a browser seat (default: the terminal)",
+                params=(Param("code", "bool", True, "show the game code (terminal)"),
+                        *WEB_PARAMS),
+            ),
         ),
         PlayerEntry(
             "remote",

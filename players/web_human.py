@@ -1,0 +1,78 @@
+"""`human:web?name=<person>` — a person plays this seat from the browser (the play server).
+
+The player puts each `MoveRequest` (the seat's information set, nothing more) on the
+process's `HumanDesk` under the person's name and waits for the browser to answer it. The
+play server (`arena.dashboard.play`) shows a person the moves waiting for them and sends
+the answer back with `HumanDesk.answer`. A move nobody answers is bounded by the runtime's
+move timeout (a tournament's `move_timeout`): the wait is cancelled, the request leaves the
+queue, and the seat fails that attempt and then forfeits like any player that times out.
+
+The desk (`arena.human_desk`) is per event loop, like the remote agents' server: every seat
+of a tournament the play server runs shares it, so a person sees one queue across all their
+matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from arena.errors import ConfigError
+from arena.human_desk import get_desk
+from arena.plugin_types import PlayerContext
+from arena.protocols.judge import Judge
+from arena.protocols.player import MoveRequest, Player
+from arena.spec_params import Param
+from arena.specs import NAME_RE, Spec
+
+WEB = "web"
+PARAMS = (
+    Param("name", "str", None, "human:web only: the person's name on the play page"),
+)
+
+
+class WebHumanPlayer:
+    """A seat whose moves come from a person's browser, through the desk."""
+
+    def __init__(self, person: str, name: str, judge: Judge | None = None) -> None:
+        self.person = person
+        self._name = name
+        self._judge = judge  # counts tokens on the page as the runtime will cut the move
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def move(self, request: MoveRequest) -> Mapping[str, str]:
+        return await get_desk().ask(self.person, request, self._judge)
+
+
+def create_web_human_player(spec: Spec, judge: Judge | None = None) -> WebHumanPlayer:
+    person = spec.params.get("name", "").strip()
+    if not person or not NAME_RE.fullmatch(person):
+        raise ConfigError(
+            f"Player spec '{spec.raw}' needs the person's name, e.g. 'human:web?name=ada' "
+            "(letters, digits, '_', '-', '.'); the person plays under that name on the play "
+            "page (`arena play-server`)."
+        )
+    return WebHumanPlayer(person, spec.raw, judge)
+
+
+def create_human(spec: Spec, ctx: PlayerContext) -> Player:
+    """Factory of the `human` kind: `human` plays in the terminal, `human:web?name=...` in
+    the browser."""
+    from arena.players.human_player import create_human_player
+
+    if spec.arg == WEB:
+        spec.expect_params(("name",), "player")
+        return create_web_human_player(spec, ctx.judge)
+    if spec.arg:
+        raise ConfigError(
+            f"Player spec '{spec.raw}': 'human' takes no ':' argument but 'web'. Write "
+            "'human' (terminal) or 'human:web?name=<person>' (browser)."
+        )
+    if "name" in spec.params:
+        raise ConfigError(
+            f"Player spec '{spec.raw}': 'name' goes with the browser seat. Write "
+            "'human:web?name=<person>', or 'human' for the terminal."
+        )
+    return create_human_player(spec, ctx)
