@@ -26,6 +26,7 @@ from arena.tournaments.ratings.normalisation import (
     normalise_curves,
     reference_normalisation,
 )
+from arena.tournaments.ratings.normalisation_benchmark import benchmark_normalisation
 
 Normalisation = Literal["catch-up", "narms", "reference"]
 NORMALISATIONS: tuple[str, ...] = ("catch-up", "narms", "reference")
@@ -137,6 +138,12 @@ def seat_normalised_scores(
     if how == "reference":
         return _reference_rows(data.match_records(seats))
     return _curve_rows(lambda: arms_from_seats(seats), base, how, theta, m)
+
+
+def seat_benchmark_scores(seats: pd.DataFrame) -> dict[str, float]:
+    """The published Xent benchmark's leaderboard score per participant (issue 20; as
+    `arena scores --normalisation benchmark`) of the matches in `data.scored_seats`."""
+    return dict(benchmark_normalisation(data.match_records(seats)).overall)
 
 
 _ScoreRows = tuple[pd.DataFrame, list[str]]

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from arena.dashboard import charts, tables
-from arena.dashboard.cache import compute, fresh, query
+from arena.dashboard.cache import compute, fresh, from_seats, query
 from arena.dashboard.context import current, engine_for
 from arena.dashboard.derived import predicted_wins, unit_of
 from arena.dashboard.live_board import (
@@ -153,6 +153,9 @@ board = board[board["n_comparisons"] >= min_matches]
 summary = query("participant_summary", f)
 matches = summary.groupby("participant")["matches"].sum()
 board = board.assign(matches=[int(matches.get(p, 0)) for p in board["participant"]])
+# The published Xent benchmark's score (issue 20), over the matches the filters select.
+benchmark = from_seats("seat_benchmark_scores")
+board = board.assign(xent_benchmark=[benchmark.get(p) for p in board["participant"]])
 
 with left:
     if not narrowed:
@@ -173,6 +176,11 @@ tables.show(table, column_config={
                                                  help="since the previous snapshot"),
     "page": st.column_config.LinkColumn("page", display_text="open",
                                         help="the participant's own page"),
+    "xent_benchmark": st.column_config.NumberColumn(
+        "Xent benchmark", format="%.2f",
+        help="the published Xent benchmark's score: 100 x the mean over games of the mean "
+             "over matches of score / |best score on the map| (as `arena scores "
+             "--normalisation benchmark`)"),
 })
 
 st.subheader("Role and seat split")
