@@ -49,6 +49,12 @@ def redact(text: str) -> str:
     return _KEY_LIKE.sub("***", _PARAM.sub(param, text))
 
 
+def redact_secret(text: str, secret: str | None) -> str:
+    """`text` with every occurrence of one known `secret` (an API key we hold) replaced by
+    '***'; unlike `redact` it leaves every other text as it is (a model's reply)."""
+    return text.replace(secret, "***") if secret else text
+
+
 def redact_params(params: Mapping[str, str]) -> dict[str, str]:
     """Spec parameters as they may be stored or shown: a secret parameter's value and the
     credentials in any value (a URL's user:password, a key-like token) become ***."""

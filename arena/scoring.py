@@ -23,8 +23,9 @@ from numpy.typing import NDArray
 
 from arena.errors import ConfigError
 
-FORFEIT_PENALTY_BITS = 1.0
-MAX_NORMALISED = 10.0
+FORFEIT_PENALTY_BITS = 1.0  # a forfeit: this far below the worst non-forfeited score
+TIE_TOLERANCE_BITS = 1e-6  # two scores this close are equal: a tie (SCORING.md section 4)
+MAX_NORMALISED = 10.0  # a normalised score is clipped at this many times the base
 FloatArray = NDArray[np.float64]
 Curve = Sequence[float] | FloatArray  # arms_1 .. arms_K
 Rounds = Sequence[float | None]  # one participant's round scores on one map; None = forfeited

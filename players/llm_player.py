@@ -51,7 +51,9 @@ from arena.errors import ConfigError, MissingExtraError, PermanentPlayerError, P
 from arena.players.prompting import PromptOptions, build_messages
 from arena.players.reply_parsing import MissingMoveTags, parse_reply
 from arena.plugin_types import PlayerContext
+from arena.protocols.chat import ChatReply
 from arena.protocols.player import MoveRequest
+from arena.redaction import redact_secret
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
 
@@ -208,11 +210,6 @@ def endpoint_semaphore(endpoint: str, limit: int) -> asyncio.Semaphore:
     return per_loop[endpoint]
 
 
-def redact(text: str, secret: str | None) -> str:
-    """`text` with every occurrence of `secret` replaced by '***'."""
-    return text.replace(secret, "***") if secret else text
-
-
 def retry_after(error: BaseException) -> float | None:
     """Seconds the server asked us to wait (a `Retry-After` header in seconds), if any."""
     response = getattr(error, "response", None)
@@ -305,16 +302,6 @@ class LLMPlayer:
         )
 
 
-@dataclass(frozen=True)
-class Completion:
-    """One model reply with its tokens and cost (None where litellm knows no price)."""
-
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    cost_usd: float | None
-
-
 def api_key(s: LLMSettings) -> str | None:
     """The key to send: from `api_key_env`, a placeholder for a custom OpenAI-compatible
     server, else None (litellm's own environment lookup)."""
@@ -328,7 +315,7 @@ def api_key(s: LLMSettings) -> str | None:
 async def complete(
     s: LLMSettings, messages: list[dict[str, str]], seed: int, *, name: str,
     litellm: ModuleType | None = None, who: str = "LLM player",
-) -> Completion:
+) -> ChatReply:
     """One chat completion through litellm: the key handling, timeout, per-endpoint
     concurrency and retries of the litellm player, shared by everything that calls a model
     (the player, the `llm` meta-sampler). Errors and the reply are redacted of the key;
@@ -342,7 +329,7 @@ async def complete(
         retry=retry_if_exception(is_retryable),
         before_sleep=lambda state: log.info(
             "%s: %s; retrying in %.2f s", name,
-            redact(repr(state.outcome.exception() if state.outcome else None), key),
+            redact_secret(repr(state.outcome.exception() if state.outcome else None), key),
             state.upcoming_sleep,
         ),
         reraise=True,
@@ -362,7 +349,7 @@ async def complete(
     except asyncio.CancelledError:
         raise
     except Exception as error:
-        reason = redact(f"{type(error).__name__}: {error}", key)
+        reason = redact_secret(f"{type(error).__name__}: {error}", key)
         if not is_retryable(error):
             raise PermanentPlayerError(
                 f"{who} '{name}' failed and will not retry: {reason}"
@@ -400,14 +387,14 @@ def _reply_text(response: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _completion_of(litellm: ModuleType, response: Any, key: str | None) -> Completion:
+def _completion_of(litellm: ModuleType, response: Any, key: str | None) -> ChatReply:
     usage = getattr(response, "usage", None)
     try:
         cost: float | None = float(litellm.completion_cost(completion_response=response))
     except Exception:  # the price of a local or unknown model is not known
         cost = None
-    return Completion(
-        text=redact(_reply_text(response), key),  # a server that echoes the key
+    return ChatReply(
+        text=redact_secret(_reply_text(response), key),  # a server that echoes the key
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         cost_usd=cost,

@@ -26,10 +26,10 @@ from arena.gamespace.llm_sampler import (
     DEFAULT_REPAIRS,
     MAX_EXAMPLES,
     MAX_REPAIRS,
-    ChatReply,
     LLMSampler,
 )
 from arena.players import hf_player, llm_player
+from arena.protocols.chat import ChatReply
 from arena.redaction import redact
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
@@ -81,7 +81,7 @@ class LiteLLMChat:
         done = run_blocking(llm_player.complete(
             self.settings, messages, seed, name=self.label, who="The llm sampler's model"
         ))
-        return ChatReply(done.text, done.prompt_tokens, done.completion_tokens, done.cost_usd)
+        return done  # the player's completion is a ChatReply
 
 
 class HFChat:

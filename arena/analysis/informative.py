@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from arena.match_setup import ANALYSIS_POLICY, LoadedGame, SeatSpec, build_match
 from arena.protocols.judge import Judge
 from arena.registry import Registry
+from arena.scoring import TIE_TOLERANCE_BITS
 
 PROBE_ENTRANTS = ("random?seed=101", "random?seed=202")
-SAME_BITS = 1e-6  # scores this close count as identical (the ratings' tie tolerance)
+SAME_BITS = TIE_TOLERANCE_BITS  # scores this close count as identical
 
 
 @dataclass(frozen=True)

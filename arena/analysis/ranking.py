@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from scipy.stats import spearmanr
 
 from arena.analysis.candidates import Candidate
+from arena.scoring import TIE_TOLERANCE_BITS
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,6 @@ def resolution(scores: Sequence[CandidateScore], top: int = 3) -> float | None:
     if len(ranked) < 2:
         return None
     plain_gap = ranked[0].plain - min(s.plain for s in ranked[1:])
-    if plain_gap <= 1e-6:
+    if plain_gap <= TIE_TOLERANCE_BITS:  # the best moves tie: no preference to keep
         return None
     return (ranked[0].clipped - min(s.clipped for s in ranked[1:])) / plain_gap

@@ -34,8 +34,8 @@ from arena.match_setup import (
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 from arena.runtime.seeds import derive_seed
+from arena.scoring import FORFEIT_PENALTY_BITS, forfeit_floor
 
-FORFEIT_PENALTY = 1.0  # bits below the worst non-forfeited score (SCORING.md section 1)
 EVAL_NAME = "game"  # the name every game-space measurement shows the players
 
 
@@ -95,12 +95,14 @@ def fill_forfeits(*players: Sequence[float | None]) -> list[list[float]]:
     """Per player, its map scores with each forfeit replaced by the worst non-forfeited
     score any of `players` got on that map minus one bit (the worst over all maps when
     nobody scored on that map; 0 - 1 when nobody scored at all)."""
-    everything = [s for scores in players for s in scores if s is not None]
-    fallback = min(everything, default=0.0)
+    # SCORING.md's rule (`forfeit_floor`) map by map; a map nobody scored on is not dropped
+    # (the maps are paired across players) but valued by the rule over the whole evaluation.
+    fallback = forfeit_floor(s for scores in players for s in scores)
     filled: list[list[float]] = [[] for _ in players]
     for index in range(max((len(p) for p in players), default=0)):
-        here = [p[index] for p in players if index < len(p) and p[index] is not None]
-        worst = min((s for s in here if s is not None), default=fallback) - FORFEIT_PENALTY
+        worst = forfeit_floor(p[index] for p in players if index < len(p))
+        if worst is None:
+            worst = -FORFEIT_PENALTY_BITS if fallback is None else fallback
         for out, scores in zip(filled, players, strict=True):
             if index < len(scores):
                 value = scores[index]

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from pathlib import PurePath
-from typing import Any, Protocol
+from typing import Any
 
 from arena.errors import ArenaError, PermanentPlayerError
 from arena.games.plugin import games_in
@@ -40,36 +39,13 @@ from arena.gamespace.llm_prompt import (
 )
 from arena.gamespace.sampler import GAVE_UP, ParentGame, Proposal
 from arena.lang.printer import header_text
+from arena.protocols.chat import ChatModel
 
 DEFAULT_REPAIRS = 3
 MAX_REPAIRS = 20
 DEFAULT_EXAMPLES = 2
 MAX_EXAMPLES = 4
 EXAMPLE_LINES = 20  # library games longer than this are not shown (prompt size)
-
-
-@dataclass(frozen=True)
-class ChatReply:
-    """A model's reply, its tokens, and its cost in USD when the price is known."""
-
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = None
-
-
-class ChatModel(Protocol):
-    """A model the sampler can talk to (blocking: `propose` is a plain iterator)."""
-
-    @property
-    def model(self) -> str:
-        """The model's id, recorded in the lineage header (no secrets)."""
-        ...
-
-    def chat(self, messages: list[dict[str, str]], seed: int) -> ChatReply:
-        """The reply to `messages`; an `ArenaError` when the call fails
-        (`PermanentPlayerError` when every further call would fail the same way)."""
-        ...
 
 
 @cache

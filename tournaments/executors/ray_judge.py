@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from arena.least_busy import LeastBusy
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
@@ -120,18 +121,17 @@ class RayJudge:
     async def _call(self, method: str, *args: object) -> Any:
         """Least busy actor first; an actor lost with its node (restarting elsewhere, or
         not reachable for a moment) is asked again, the calls being pure functions."""
-        lost = _actor_lost_errors()
-        deadline = time.monotonic() + RESTART_WAIT_S
-        attempt = 0
-        while True:
-            try:
-                with self._selector.pick() as index:
-                    return await getattr(self.actors[index], method).remote(*args)
-            except lost:
-                if time.monotonic() >= deadline:
-                    raise
-            await asyncio.sleep(min(0.5 * 2**attempt, 5.0))
-            attempt += 1
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(_actor_lost_errors()),
+            wait=wait_exponential(multiplier=0.5, max=5.0),  # 0.5, 1, 2, 4, 5, 5, ... s
+            stop=stop_after_delay(RESTART_WAIT_S),
+            reraise=True,  # the actor's own error once the wait is over
+        )
+        return await retrying(self._call_once, method, *args)
+
+    async def _call_once(self, method: str, *args: object) -> Any:
+        with self._selector.pick() as index:
+            return await getattr(self.actors[index], method).remote(*args)
 
     async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
         found: list[TokenScores] = await self._call("score", list(requests))

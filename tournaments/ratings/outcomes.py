@@ -20,9 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from arena.scoring import TIE_TOLERANCE_BITS as TIE_TOLERANCE_BITS  # re-exported
 from arena.tournaments.ratings.records import MatchRecord, SeatRecord
-
-TIE_TOLERANCE_BITS = 1e-6
 
 
 @dataclass(frozen=True)
