@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: 
 # they agree).
 Scale = Literal["elo", "log"]  # arena.tournaments.ratings.service.Scale
 ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.exchange.export
-ImportFormat = Literal["gamebench", "csv", "jsonl"]  # arena.tournaments.exchange.importers
+ImportFormat = Literal["gamebench", "csv", "jsonl", "xent-results"]  # ...exchange.formats
 OutcomeRule = Literal["higher-wins", "win-share"]  # arena.tournaments.exchange.importers
 DEFAULT_PRIOR = 0.01  # arena.tournaments.ratings.bradley_terry
 
@@ -209,6 +209,12 @@ def report_json(report: NormalisedReport) -> dict[str, Any]:
             "overall": dict(report.reference.overall),
             "skipped_maps": [list(k) for k in report.reference.skipped_maps],
         },
+        "benchmark": None if report.benchmark is None else {
+            "overall": dict(report.benchmark.overall),
+            "per_game": {p: dict(g) for p, g in report.benchmark.per_game.items()},
+            "ranking": list(report.benchmark.ranking),
+            "skipped_maps": [list(k) for k in report.benchmark.skipped_maps],
+        },
         "notes": list(report.notes),
     }
 
@@ -250,7 +256,28 @@ def render_scores(report: NormalisedReport, tournaments: Sequence[str]) -> str:
         lines.append(f"  {name}: {overall:.1f} ({cells})")
     if ref.skipped_maps:
         lines.append(f"  maps left out (best score 0 or none): {len(ref.skipped_maps)}")
+    if report.benchmark is not None:
+        lines += ["", *_benchmark_lines(report)]
     return "\n".join(lines)
+
+
+def _benchmark_lines(report: NormalisedReport) -> list[str]:
+    """The published Xent benchmark's leaderboard, as its generate_md_table.py prints it."""
+    from arena.tournaments.ratings.normalisation_benchmark import benchmark_table
+
+    bench = report.benchmark
+    assert bench is not None
+    lines = [
+        "Xent benchmark score (100 x mean over games of the mean over results of "
+        "score / |best score on the map|; as the benchmark's generate_md_table.py):",
+        benchmark_table(bench),
+    ]
+    for name in bench.ranking:
+        cells = ", ".join(f"{g} {v:.2f}" for g, v in bench.per_game[name].items())
+        lines.append(f"  {name}: {cells or 'no map with a non-zero best'}")
+    if bench.skipped_maps:
+        lines.append(f"  maps left out (best score exactly 0): {len(bench.skipped_maps)}")
+    return lines
 
 
 @app.command("scores")
@@ -267,8 +294,9 @@ def scores_command(
     normalisation: Annotated[
         str | None,
         typer.Option(
-            help="catch-up, narms (the paper's Definition 42) or reference (default: the "
-            "tournament file's `normalisation`, else catch-up)."
+            help="catch-up, narms (the paper's Definition 42), reference, or benchmark (the "
+            "published Xent benchmark's leaderboard score) (default: the tournament file's "
+            "`normalisation`, else catch-up)."
         ),
     ] = None,
     theta: Annotated[
@@ -338,7 +366,11 @@ def import_command(
     tournament: Annotated[str, typer.Option("--tournament", "-t", help="Store under this name.")],
     fmt: Annotated[
         ImportFormat | None,
-        typer.Option("--format", help="File format (default: from the file's extension)."),
+        typer.Option(
+            "--format",
+            help="File format (default: from the file's extension or JSON content); "
+            "xent-results: a result file of the published Xent benchmark (BenchmarkResult).",
+        ),
     ] = None,
     outcome: Annotated[
         OutcomeRule | None,
