@@ -45,12 +45,13 @@ _CONTENT_HINT = (
 )
 
 
-def detect_format(path: Path, text: str) -> str:
-    """The format of `path` (whose text is `text`) from its extension or JSON content;
+def detect_format(path: Path, text: str) -> tuple[str, object]:
+    """The format of `path` (whose text is `text`) from its extension or JSON content, with
+    the parsed JSON (None when the extension told, so a large file is parsed once);
     ConfigError with one sentence when neither tells."""
     found = BY_SUFFIX.get(path.suffix.lower())
     if found is not None:
-        return found
+        return found, None
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as error:
@@ -61,7 +62,7 @@ def detect_format(path: Path, text: str) -> str:
         ) from None
     for name, recognises in JSON_FORMATS:
         if recognises(obj):
-            return name
+            return name, obj
     raise ConfigError(
         f"Cannot tell the format of '{path.name}': its JSON is not {_CONTENT_HINT}. "
         f"Pass --format with one of: {', '.join(FORMATS)}."

@@ -384,7 +384,9 @@ def parse_file(path: str | Path, fmt: str | None = None, outcome: str | None = N
         raise ConfigError(
             f"'{where}' is not UTF-8 text (byte {error.start}). Save it as UTF-8 and retry."
         ) from None
-    fmt = fmt or detect_format(where, text)
+    parsed: object = None
+    if fmt is None:
+        fmt, parsed = detect_format(where, text)
     if fmt not in FORMATS:  # recognised, but not a file of match results
         raise ConfigError(
             f"'{where.name}' is a {fmt} file, not match results; `arena import` cannot store "
@@ -403,7 +405,8 @@ def parse_file(path: str | Path, fmt: str | None = None, outcome: str | None = N
         matches, problems = read_gamebench(text)
     elif fmt == "xent-results":
         rule, point, problems = HIGHER_WINS, "mle", []
-        matches = read_xent_results(_json(text, where), where.name)
+        obj = parsed if parsed is not None else _json(text, where)
+        matches = read_xent_results(obj, where.name)
     else:
         rule, point = outcome or HIGHER_WINS, "mle"
         reader = read_csv if fmt == "csv" else read_jsonl
