@@ -176,18 +176,13 @@ def rated_records(inputs: RatingInputs) -> list[MatchRecord]:
     return [r for r in inputs.records if r.match_id in kept or r.match_id in inputs.win_share]
 
 
-def outcomes(
-    inputs: RatingInputs, records: Iterable[MatchRecord] | None = None, eval_mode: bool = True
-) -> list[Outcome]:
+def outcomes(inputs: RatingInputs, records: Iterable[MatchRecord] | None = None) -> list[Outcome]:
     """Pairwise outcomes of `records` (default: all), each read by its source's rule; the
-    matches of `uninformative` roles give none (they would be ties that measure nothing).
-    `eval_mode=False` leaves out the eval-mode matches read by the arena rule (the ratings
-    take those as groups, see `comparisons`)."""
+    matches of `uninformative` roles give none (they would be ties that measure nothing)."""
     rated = {r.match_id for r in rated_records(inputs)}
     recs = [r for r in (inputs.records if records is None else records) if r.match_id in rated]
     shares = [r for r in recs if r.match_id in inputs.win_share]
-    plain = [r for r in recs if r.match_id not in inputs.win_share
-             and (eval_mode or r.mode != "eval")]
+    plain = [r for r in recs if r.match_id not in inputs.win_share]
     found = pairwise_outcomes(plain)
     for record in sorted(shares, key=lambda r: r.match_id):
         found += win_share_outcomes(record)
@@ -195,14 +190,11 @@ def outcomes(
 
 
 def comparisons(inputs: RatingInputs) -> ComparisonData:
-    """Comparisons in array form, with every rated match in the bootstrap pool; eval-mode
-    matches compared as groups (no object per pair of matches)."""
-    rated = rated_records(inputs)
+    """Comparisons in array form, with every rated match in the bootstrap pool."""
     return build_comparisons(
-        outcomes(inputs, eval_mode=False),
-        [(r.match_id, r.game) for r in rated],
+        outcomes(inputs),
+        [(r.match_id, r.game) for r in rated_records(inputs)],
         participants=[s.participant for r in inputs.records for s in r.players],
-        eval_records=[r for r in rated if r.mode == "eval" and r.match_id not in inputs.win_share],
     )
 
 
