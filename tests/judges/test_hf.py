@@ -113,6 +113,60 @@ async def test_scores_equal_full_logits_reference(hf_judge: Any, tiny_model_dir:
         assert max((abs(a - b) for a, b in zip(ref, res.bits, strict=True)), default=0) < 1e-4
 
 
+async def test_contexts_are_tokenised_without_pieces(hf_judge: Any) -> None:
+    encoder = hf_judge._encoder
+    [enc] = hf_judge.encode_requests([ScoreRequest("a dog", "the cat sat")])
+    [context] = encoder.encode_texts(["the cat sat"], "xgl", pieces=False)
+    assert context.pieces is None and context.ids == enc.context_ids  # cached without pieces
+    [pieces] = await hf_judge.tokenize(["the cat sat"])  # the same key, now with pieces
+    assert "".join(pieces) == "the cat sat" and len(pieces) == len(enc.context_ids)
+
+
+async def test_row_passes_give_the_same_bits(hf_judge: Any, torch_device: str) -> None:
+    from arena.judges.hf_forward import prepare_batch, run_prepared
+
+    items = [e for e in hf_judge.encode_requests(RAGGED) if e.n_scored]
+    prep = prepare_batch(items, 0)
+    whole = run_prepared(hf_judge.model, prep, torch_device)
+    passes = run_prepared(hf_judge.model, prep, torch_device, chunk_tokens=20)  # 1 row each
+    for a, b in zip(whole, passes, strict=True):
+        assert len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b, strict=True)) < 1e-5
+
+
+def test_default_device_is_auto_and_logged(
+    tiny_model_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    from arena.judges.hf import HFJudge
+    from arena.judges.hf_load import auto_device
+
+    with caplog.at_level(logging.INFO, logger="arena.judges.hf"):
+        judge = HFJudge.from_pretrained(str(tiny_model_dir))
+    assert judge.devices == [auto_device()]
+    assert f"on {auto_device()} (device=auto)" in caplog.text
+    from transformers.activations import NewGELUActivation
+
+    # GPT-2's Python GELU runs as torch's fused kernel (two layers: two swaps)
+    assert not any(isinstance(m, NewGELUActivation) for m in judge.model.modules())
+
+
+async def test_bfloat16_stays_near_float32(tiny_model_dir: Path, torch_device: str) -> None:
+    from arena.judges.hf import HFJudge
+
+    fp32 = HFJudge.from_pretrained(str(tiny_model_dir), device=torch_device, tf32=False)
+    bf16 = HFJudge.from_pretrained(str(tiny_model_dir), device=torch_device, dtype="bf16")
+    gaps = [
+        abs(x - y)
+        for a, b in zip(await fp32.score(RAGGED), await bf16.score(RAGGED), strict=True)
+        for x, y in zip(a.bits, b.bits, strict=True)
+    ]
+    # log-softmax and sums in float32: the gap is bf16's rounding of the body, not of the sum
+    assert sum(gaps) / len(gaps) < 0.05 and max(gaps) < 0.25
+    await fp32.aclose()
+    await bf16.aclose()
+
+
 async def test_context_changes_scores(hf_judge: Any) -> None:
     a, b = await hf_judge.score(
         [ScoreRequest("the cat sat", "red river"), ScoreRequest("the cat sat", "blue stone")]

@@ -11,7 +11,12 @@ import pytest
 from arena.errors import ConfigError, MissingExtraError
 from arena.judges.batching import padded_cost, plan_batches
 from arena.judges.hf_load import canonical_dtype
-from arena.judges.pieces import byte_level_alphabet, pieces_from_bytes, pieces_from_offsets
+from arena.judges.pieces import (
+    byte_length_table,
+    byte_level_alphabet,
+    pieces_from_bytes,
+    pieces_from_offsets,
+)
 from arena.judges.tokens import adds_space
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,6 +52,41 @@ def test_byte_level_pieces_are_exact() -> None:
     # 東 is 3 bytes split over 2 tokens: the character goes to the token with its last byte
     assert pieces_from_bytes("a東", [1, 2, 1]) == ["a", "", "東"]
     assert pieces_from_bytes("abc", [1, 1]) is None  # lengths do not add up
+
+
+def _pieces_byte_by_byte(text: str, lengths: list[int], prefix: str) -> list[str]:
+    """The definition: a character goes to the token that holds its last byte."""
+    owner: list[int] = []  # token of each byte
+    for token, n in enumerate(lengths):
+        owner += [token] * n
+    pieces = [""] * len(lengths)
+    at = 0
+    for k, ch in enumerate(prefix + text):
+        at += len(ch.encode("utf-8"))
+        if k >= len(prefix):
+            pieces[owner[at - 1]] += ch
+    return pieces
+
+
+@pytest.mark.parametrize("text", ["quickly and slowly", "a東b", "café naïve über 東京", "😀x"])
+@pytest.mark.parametrize("prefix", ["", " "])
+def test_fast_byte_pieces_follow_the_definition(text: str, prefix: str) -> None:
+    import random
+
+    size = len((prefix + text).encode("utf-8"))
+    for seed in range(20):
+        rng = random.Random(seed)
+        cuts = sorted(rng.sample(range(1, size), min(size - 1, rng.randint(1, 6))))
+        lengths = [b - a for a, b in zip([0, *cuts], [*cuts, size], strict=True)]
+        assert pieces_from_bytes(text, lengths, prefix) == _pieces_byte_by_byte(
+            text, lengths, prefix
+        )
+        assert pieces_from_bytes(text, [*lengths, 1], prefix) is None  # one byte too many
+
+
+def test_byte_length_table_marks_non_byte_level_ids() -> None:
+    table = byte_length_table({"Ġcat": 0, "a": 2, "▁dog": 3, "": 5})
+    assert table == [4, -1, 1, -1, -1, -1]  # 1 and 4 unused, ▁ is not byte-level, "" empty
 
 
 def test_whitespace_convention_is_xgl_only() -> None:
