@@ -20,7 +20,6 @@ from arena.errors import (
     UnknownNameError,
 )
 from arena.events import Event
-from arena.gamespace.finetune import FineTuner, FineTuneRequest, FineTuneResult
 from arena.hookspecs import hookimpl
 from arena.plugin_types import (
     FineTunerEntry,
@@ -30,6 +29,7 @@ from arena.plugin_types import (
     PlayerEntry,
     StorySourceEntry,
 )
+from arena.protocols.finetune import FineTuner, FineTuneRequest, FineTuneResult
 from arena.protocols.judge import (
     GenerateRequest,
     Judge,

@@ -101,7 +101,7 @@ def arena_samplers() -> list[SamplerEntry]:  # type: ignore[empty-body]
     """Return the meta-samplers (the paper's Λ) this plugin provides.
 
     `SamplerEntry.factory(spec)` returns an object satisfying
-    `arena.gamespace.sampler.MetaSampler`: given a parent game, a count and a seed it
+    `arena.protocols.sampler.MetaSampler`: given a parent game, a count and a seed it
     proposes candidate games (XGL text with a lineage header), reproducibly. Proposals
     are filtered by `arena games generate`; a sampler should still only propose text that
     the static checker accepts, or mark a candidate it gave up on (to have it recorded) with
@@ -115,7 +115,7 @@ def arena_finetuners() -> list[FineTunerEntry]:  # type: ignore[empty-body]
     """Return the fine-tuning mechanisms (the paper's F, Def. 35 and 37) this plugin provides.
 
     `FineTunerEntry.factory(spec)` returns an object satisfying
-    `arena.gamespace.finetune.FineTuner`: given a player spec, a game, a judge, a token
+    `arena.protocols.finetune.FineTuner`: given a player spec, a game, a judge, a token
     budget and a seed it tunes the player on the game and returns the tuned player's spec.
     The built-in `reinforce` (REINFORCE with a baseline) registers through this hook too.
     Import heavy libraries (torch) inside the factory or the tuning, not at module import.

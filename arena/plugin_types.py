@@ -112,7 +112,7 @@ class StorySourceEntry:
     params: SpecParams | None = None
 
 
-SamplerFactory = Callable[[Spec], object]  # returns an arena.gamespace.sampler.MetaSampler
+SamplerFactory = Callable[[Spec], object]  # returns an arena.protocols.sampler.MetaSampler
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class SamplerEntry:
     params: SpecParams | None = None
 
 
-FineTunerFactory = Callable[[Spec], object]  # returns an arena.gamespace.finetune.FineTuner
+FineTunerFactory = Callable[[Spec], object]  # returns an arena.protocols.finetune.FineTuner
 
 
 @dataclass(frozen=True)

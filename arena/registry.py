@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pluggy import PluginManager
 
 from arena.errors import ArenaError, PluginError, UnknownNameError
-from arena.gamespace.finetune import FineTuner
-from arena.gamespace.sampler import MetaSampler
 from arena.plugin_manager import (
     ArenaPluginManager,
     PluginFailure,
@@ -37,8 +35,10 @@ from arena.plugin_types import (
     StorySourceEntry,
     check_name,
 )
+from arena.protocols.finetune import FineTuner
 from arena.protocols.judge import Judge
 from arena.protocols.player import Player
+from arena.protocols.sampler import MetaSampler
 from arena.protocols.story import StorySource
 from arena.spec_params import SpecParams
 from arena.specs import Spec, parse_spec

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from arena.gamespace.sampler import ParentGame
+from arena.protocols.sampler import ParentGame
 from arena.registry import Registry
 from tests.support.openai_compat_server import ServerState, start_server
 

@@ -28,11 +28,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from arena.gamespace.finetune import FineTuneRequest, FineTuneResult
 from arena.gamespace.pipeline import STAGES, FilterPipeline, PipelineConfig, library_keys
-from arena.gamespace.sampler import ParentGame
 from arena.match_setup import load_entry
+from arena.protocols.finetune import FineTuneRequest, FineTuneResult
 from arena.protocols.judge import Judge
+from arena.protocols.sampler import ParentGame
 from arena.registry import Registry
 
 

@@ -19,9 +19,9 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.errors import ConfigError
-from arena.gamespace.sampler import ParentGame
 from arena.interrupts import run_stoppable
 from arena.match_setup import load_game_ref
+from arena.protocols.sampler import ParentGame
 from arena.redaction import redact
 from arena.registry import Registry
 

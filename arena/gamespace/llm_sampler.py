@@ -37,9 +37,9 @@ from arena.gamespace.llm_prompt import (
     repair_message,
     too_long,
 )
-from arena.gamespace.sampler import GAVE_UP, ParentGame, Proposal
 from arena.lang.printer import header_text
 from arena.protocols.chat import ChatModel
+from arena.protocols.sampler import GAVE_UP, ParentGame, Proposal
 
 DEFAULT_REPAIRS = 3
 MAX_REPAIRS = 20

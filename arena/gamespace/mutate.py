@@ -17,10 +17,10 @@ from pathlib import PurePath
 from arena.errors import ConfigError, GameSyntaxError
 from arena.gamespace.lineage import lineage_header
 from arena.gamespace.mutations import OPERATORS
-from arena.gamespace.sampler import ParentGame, Proposal
 from arena.lang import ast
 from arena.lang.loader import load_game
 from arena.lang.printer import render_program
+from arena.protocols.sampler import ParentGame, Proposal
 from arena.specs import Spec
 
 DEFAULT_ATTEMPTS = 40

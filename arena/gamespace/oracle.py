@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from arena.gamespace.sampler import ParentGame
+from arena.protocols.sampler import ParentGame
 
 GameText = ParentGame  # a game as text: name, version, file name, source
 

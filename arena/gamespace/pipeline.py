@@ -21,10 +21,10 @@ from arena.analysis.smoke import smoke_match
 from arena.analysis.wellposed import check_well_posed
 from arena.errors import ArenaError, GameSyntaxError
 from arena.gamespace.canonical import canonical_key
-from arena.gamespace.sampler import GAVE_UP as GAVE_UP
-from arena.gamespace.sampler import Proposal
 from arena.match_setup import LoadedGame, load_entry, load_game_text
 from arena.protocols.judge import Judge
+from arena.protocols.sampler import GAVE_UP as GAVE_UP
+from arena.protocols.sampler import Proposal
 from arena.registry import Registry
 
 STAGES = ("static", "smoke", "wellposed", "playability", "dedup", "novelty")

@@ -46,8 +46,8 @@ from typing import Any
 
 from arena.gamespace.oracle import Estimate, GameText, TransferOracle
 from arena.gamespace.pipeline import CandidateRecord, FilterPipeline
-from arena.gamespace.sampler import MetaSampler, Proposal
 from arena.lang.game_file import game_sha256
+from arena.protocols.sampler import MetaSampler, Proposal
 from arena.storage import Database
 from arena.storage import scopes as store
 from arena.storage.scopes import ScopeGameRecord

@@ -28,11 +28,12 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.gamespace.evaluate import anonymous, game_scores
-from arena.gamespace.finetune import MIN_STEPS, FineTuneRequest, steps_warning
+from arena.gamespace.finetune import MIN_STEPS, steps_warning
 from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
 from arena.gamespace.transfer_math import LEVEL, RESAMPLES, gain, transfer_value
 from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame, load_game_text
+from arena.protocols.finetune import FineTuneRequest
 from arena.protocols.judge import Judge
 from arena.redaction import redact
 from arena.registry import Registry

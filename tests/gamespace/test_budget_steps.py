@@ -12,9 +12,10 @@ import pytest
 from arena.commands.scope import grow_command
 from arena.commands.transfer import transfer_command
 from arena.errors import ConfigError
-from arena.gamespace.finetune import MIN_STEPS, FineTuneRequest, steps_warning
+from arena.gamespace.finetune import MIN_STEPS, steps_warning
 from arena.gamespace.transfer import DEFAULT_BUDGET_TOKENS, TransferSetting, open_oracle
 from arena.judges.ngram import NgramJudge
+from arena.protocols.finetune import FineTuneRequest
 from arena.registry import Registry
 from tests.gamespace import transfer_games as tg
 

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from arena.gamespace.evaluate import game_scores
-from arena.gamespace.finetune import FineTuneRequest
 from arena.match_setup import load_game_text
+from arena.protocols.finetune import FineTuneRequest
 from arena.registry import Registry
 
 pytestmark = pytest.mark.torch

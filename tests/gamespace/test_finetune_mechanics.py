@@ -22,7 +22,6 @@ from arena.gamespace.evaluate import (
     map_scores,
     train_map_seed,
 )
-from arena.gamespace.finetune import FineTuner, FineTuneRequest, FineTuneResult
 from arena.hookspecs import hookimpl
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import LoadedGame, build_match, load_game_text
@@ -31,6 +30,7 @@ from arena.players.policy_recorder import RecordingHFPlayer
 from arena.players.reinforce import _load_trainable
 from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import FineTunerEntry, PlayerContext
+from arena.protocols.finetune import FineTuner, FineTuneRequest, FineTuneResult
 from arena.registry import Registry
 from arena.specs import parse_spec
 from tests.players.test_hf_player import _save_tiny_model, make_request

@@ -20,8 +20,8 @@ from arena.gamespace.lineage import read_lineage
 from arena.gamespace.llm_prompt import KEPT_CHARS, extract_game, xgl_reference
 from arena.gamespace.llm_sampler import LLMSampler
 from arena.gamespace.pipeline import GAVE_UP, FilterPipeline, PipelineConfig
-from arena.gamespace.sampler import ParentGame, Proposal
 from arena.lang.loader import load_game
+from arena.protocols.sampler import ParentGame, Proposal
 from arena.registry import Registry
 from tests.support.openai_compat_server import ServerState, key_fingerprint, start_server
 

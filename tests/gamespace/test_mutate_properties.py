@@ -17,9 +17,9 @@ import pytest
 from arena.gamespace.lineage import read_lineage
 from arena.gamespace.mutate import MutateSampler, make_mutate
 from arena.gamespace.mutations import OPERATORS
-from arena.gamespace.sampler import ParentGame, Proposal
 from arena.lang.loader import load_game
 from arena.lang.printer import render_program
+from arena.protocols.sampler import ParentGame, Proposal
 from arena.specs import parse_spec
 from tests.lang.test_parser_properties import tripwire
 

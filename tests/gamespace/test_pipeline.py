@@ -12,9 +12,9 @@ from arena.gamespace.canonical import canonical_form, canonical_key
 from arena.gamespace.lineage import read_lineage
 from arena.gamespace.mutate import MutateSampler
 from arena.gamespace.pipeline import STAGES, FilterPipeline, PipelineConfig, library_keys
-from arena.gamespace.sampler import ParentGame, Proposal
 from arena.lang.loader import load_game
 from arena.protocols.judge import Judge
+from arena.protocols.sampler import ParentGame, Proposal
 from arena.registry import Registry
 
 SIMPLEST = (Path(__file__).resolve().parents[2] / "arena" / "games" / "simplest_cut.xgl")

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import pytest
 
 from arena.errors import PluginError, UnknownNameError
-from arena.gamespace.sampler import MetaSampler, ParentGame, Proposal
 from arena.hookspecs import hookimpl
 from arena.plugin_manager import create_plugin_manager
 from arena.plugin_types import SamplerEntry
+from arena.protocols.sampler import MetaSampler, ParentGame, Proposal
 from arena.registry import Registry
 from arena.specs import Spec
 
