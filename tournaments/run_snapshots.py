@@ -1,7 +1,7 @@
 """Rating snapshots while a tournament runs, so the dashboard's Ratings over time shows
 progress inside a long run and its Leaderboard has intervals to show before the run ends.
 
-`SnapshotTicker` stores a snapshot (`arena.tournaments.ratings.service.store_snapshot`, the same
+`SnapshotTicker` stores a snapshot (`arena.tournaments.rating_store.store_snapshot`, the same
 as after a run) every `every_s` seconds when matches were stored since the last one. Rating
 over many matches takes a while, so the pause grows to `COST_FACTOR` times the last
 snapshot's duration: snapshots never take more than a small share of the run's CPU. A
@@ -31,7 +31,7 @@ NO_SNAPSHOT = "no rating snapshot for this run"
 def store_final_snapshot(store: Store, tournament: str, run_id: int) -> tuple[str, ...]:
     """Ratings over every match stored so far, after a run; a failure is returned as a note
     (the run still counts)."""
-    from arena.tournaments.ratings.service import store_snapshot
+    from arena.tournaments.rating_store import store_snapshot
 
     try:
         store_snapshot(store.engine, tournament, run_id=run_id)
@@ -46,7 +46,7 @@ def done_matches(store: Store, tournament: str) -> int:
 
 def snapshot_now(store: Store, tournament: str) -> int:
     """Store a snapshot of `tournament` attributed to its running run (if any); its id."""
-    from arena.tournaments.ratings.service import store_snapshot
+    from arena.tournaments.rating_store import store_snapshot
 
     running = live_runs(store.engine, running_only=True, tournament=tournament, limit=1)
     run_id = running[0].progress.run_id if running else None
