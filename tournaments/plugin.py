@@ -1,7 +1,7 @@
 """Adds the tournament commands to the command line (entry point
 ``builtin_tournaments = "arena.tournaments.plugin"``): `arena run`, `arena matches`,
 `arena ratings`, `arena scores`, `arena export`, `arena import`, `arena schedule ...`,
-`arena scheduler`, `arena demo` and `arena dashboard`."""
+`arena scheduler`, `arena demo`, `arena dashboard` and `arena play-server`."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ def arena_cli_commands() -> list[typer.Typer]:
     from arena.tournaments.cli_demo import app as demo_app
     from arena.tournaments.cli_ratings import app as ratings_app
     from arena.tournaments.dashboard_cli import dashboard_app
+    from arena.tournaments.play_server_cli import play_server_app
     from arena.tournaments.recurring.cli import schedule_app, scheduler_app
 
-    return [app, ratings_app, schedule_app, scheduler_app, demo_app, dashboard_app]
+    return [app, ratings_app, schedule_app, scheduler_app, demo_app, dashboard_app,
+            play_server_app]

@@ -1,0 +1,50 @@
+"""A real play server (`python -m arena.dashboard.play`, what `arena play-server` starts) on
+loopback, for the play-page browser tests."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from tests.browser.dashboard_server import ROOT, free_port
+
+START_LIMIT_S = 90.0
+
+
+@contextlib.contextmanager
+def serve_play(db: str, extra: Sequence[str] = (), token: str | None = None) -> Iterator[str]:
+    """The play server over `db` (judge ngram) on a free port; yields its base URL."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if token:
+        env["XENT_ARENA_PLAY_TOKEN"] = token
+    log = Path(db.removeprefix("sqlite:///")).with_suffix(f".{port}.log")
+    with log.open("w") as out:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "arena.dashboard.play", "--port", str(port), "--db", db,
+             "--judge", "ngram", *extra],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
+        )
+    try:
+        deadline = time.monotonic() + START_LIMIT_S
+        while "play server:" not in log.read_text():
+            if child.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"play server did not start: {log.read_text()}")
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        child.terminate()
+        try:
+            child.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def db_url(folder: Path) -> str:
+    return f"sqlite:///{folder / 'play.db'}"
