@@ -187,9 +187,9 @@ def test_game_weighted_sampling_draws_each_game_equally() -> None:
 def test_eval_comparisons_resample_with_both_matches() -> None:
     recs = [evalm("e1", "A", 3.0), evalm("e2", "B", 2.0), evalm("e3", "C", 1.0)]
     data = comparisons_from_records(recs)
-    mult = data.row_multiplicity(np.array([2.0, 3.0, 0.0]))
-    # rows: A-B (e1,e2), A-C (e1,e3), B-C (e2,e3)
-    assert sorted(mult.tolist()) == [0.0, 0.0, 6.0]
+    wins, total = data.aggregate(np.array([2.0, 3.0, 0.0]))
+    # keys: A-B (e1,e2), A-C (e1,e3), B-C (e2,e3); a comparison counts c_a * c_b times
+    assert total.tolist() == [6.0, 0.0, 0.0] and wins.tolist() == [6.0, 0.0, 0.0]
 
 
 # --- SCORING.md section 1 and 4 rules -----------------------------------------------------------

@@ -93,7 +93,7 @@ def bootstrap(
     failed = 0
     for i in range(n_resamples):
         counts = sampler.counts(rng)
-        wins, total = data.aggregate(data.row_multiplicity(counts))
+        wins, total = data.aggregate(counts)
         x, _, ok = solve(design, wins, total, prior=prior, start=start)
         failed += not ok
         out[i] = x

@@ -198,8 +198,7 @@ def fit(
     bootstrap does.
     """
     design = Design(data, role_effects)
-    mult = None if match_weights is None else data.row_multiplicity(match_weights)
-    wins, total = data.aggregate(mult)
+    wins, total = data.aggregate(match_weights)
     x, iters, ok = solve(design, wins, total, prior=prior, start=start)
     p = design.n_participants
     theta = x[:p] - (x[:p].mean() if p else 0.0)

@@ -7,6 +7,9 @@ seats are all NPCs): the bootstrap draws from all matches, as GameBench does.
 
 Rows are *aggregated* by key ``(a, b, role_a, role_b)`` with ``a < b``; a fit only sees the
 per-key win and total weights, which a resample recomputes with two ``numpy.bincount`` calls.
+Eval-mode comparisons (every pair of comparable matches) are not stored as rows: their per-key
+sums come from :class:`~arena.tournaments.ratings.eval_groups.EvalGroups`, which computes them
+from the match counts in a few array passes.
 """
 
 from __future__ import annotations
@@ -19,6 +22,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from arena.tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.eval_groups import (
+    EvalGroups,
+    build_eval_groups,
+    comparable_groups,
+    group_roles,
+    pair_codes,
+)
 from arena.tournaments.ratings.outcomes import Outcome, pairwise_outcomes
 from arena.tournaments.ratings.records import MatchRecord
 
@@ -33,7 +43,8 @@ class ComparisonData:
     Per comparison row: ``key`` (aggregated key index), ``score`` (a's share of the win, with
     a < b after canonical orientation), ``weight``, ``match_a``/``match_b`` (match indices).
     Per key: ``key_a``, ``key_b`` (participant indices) and ``key_ra``, ``key_rb`` (role
-    indices). Per match: ``match_game`` (game index).
+    indices). Per match: ``match_game`` (game index). ``eval_groups``: the eval-mode
+    comparisons, kept as groups of comparable matches instead of rows.
     """
 
     participants: tuple[str, ...]
@@ -50,10 +61,12 @@ class ComparisonData:
     key_b: IntArray
     key_ra: IntArray
     key_rb: IntArray
+    eval_groups: EvalGroups | None = None
 
     @property
     def n_comparisons(self) -> int:
-        return int(self.key.size)
+        extra = 0 if self.eval_groups is None else self.eval_groups.n_comparisons
+        return int(self.key.size) + extra
 
     @property
     def n_keys(self) -> int:
@@ -63,20 +76,28 @@ class ComparisonData:
         """How many comparison rows each participant took part in."""
         p = len(self.participants)
         ka, kb = self.key_a[self.key], self.key_b[self.key]
-        return np.bincount(ka, minlength=p) + np.bincount(kb, minlength=p)
+        rows = np.bincount(ka, minlength=p) + np.bincount(kb, minlength=p)
+        return rows if self.eval_groups is None else rows + self.eval_groups.per_participant
 
-    def aggregate(self, multiplicity: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
-        """Per-key (wins of a, total) weights; ``multiplicity`` scales each comparison row."""
-        w = self.weight if multiplicity is None else self.weight * multiplicity
+    def aggregate(self, match_counts: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
+        """Per-key (wins of a, total) weights when match i occurs ``match_counts[i]`` times
+        (default once each): a row counts as often as its match, or as the product of its
+        two matches' counts (eval mode)."""
+        mult = None if match_counts is None else self.row_multiplicity(match_counts)
+        w = self.weight if mult is None else self.weight * mult
         k = self.n_keys
         wins = weighted_bincount(self.key, w * self.score, k)
         total = weighted_bincount(self.key, w, k)
+        if self.eval_groups is not None:
+            ew, et = self.eval_groups.aggregate(match_counts)
+            wins, total = wins + ew, total + et
         return wins, total
 
     def row_multiplicity(self, match_counts: FloatArray) -> FloatArray:
         """How often each comparison row occurs when match i occurs ``match_counts[i]`` times.
 
-        Head-to-head rows depend on one match; eval rows on two matches (a product).
+            Head-to-head rows depend on one match; eval rows on two matches (a product). Rows
+        only: the eval groups take the counts themselves (:meth:`aggregate`).
         """
         mult = match_counts[self.match_a]
         cross = self.match_a != self.match_b
@@ -104,15 +125,20 @@ def build_comparisons(
     outcomes: Sequence[Outcome],
     matches: Sequence[tuple[str, str]] | None = None,
     participants: Iterable[str] = (),
+    eval_records: Sequence[MatchRecord] = (),
 ) -> ComparisonData:
-    """Index outcomes.
+    """Index outcomes, and the eval-mode comparisons of ``eval_records`` (SCORING.md section
+    4, as :func:`~arena.tournaments.ratings.outcomes.eval_outcomes` makes them, kept as
+    groups).
 
     ``matches`` lists every ``(match_id, game)``, including matches that gave no comparison;
-    by default the matches the outcomes mention. ``participants`` adds participants that have
-    no comparison yet (they are rated by the prior alone and shown as provisional).
+    by default the matches the outcomes and eval records mention. ``participants`` adds
+    participants that have no comparison yet (they are rated by the prior alone and shown as
+    provisional).
     """
     if matches is None:
         seen = {(o.match_a, o.game) for o in outcomes} | {(o.match_b, o.game) for o in outcomes}
+        seen |= {(m.match_id, m.game) for m in eval_records}
         matches = sorted(seen)
     game_of: dict[str, str] = {}
     for mid, game in matches:
@@ -124,11 +150,21 @@ def build_comparisons(
     match_ids = tuple(sorted(game_of))
     midx = {m: i for i, m in enumerate(match_ids)}
     gidx = _index(game_of.values())
-    pidx = _index([*participants, *(o.a for o in outcomes), *(o.b for o in outcomes)])
+    groups = comparable_groups(eval_records)
+    pidx = _index([*participants, *(o.a for o in outcomes), *(o.b for o in outcomes),
+                   *(m[1] for g in groups for m in g.members)])
     ridx = _index(
         [role_key(o.game, o.role_a) for o in outcomes]
         + [role_key(o.game, o.role_b) for o in outcomes]
+        + group_roles(groups)
     )
+    for g in groups:
+        for mid, _, _ in g.members:
+            if mid not in midx:
+                raise RatingInputError(
+                    f"Eval match '{mid}' is not in the match list. Pass every match to "
+                    "build_comparisons(matches=...)."
+                )
     for o in outcomes:
         for mid in (o.match_a, o.match_b):
             if mid not in midx:
@@ -162,7 +198,9 @@ def build_comparisons(
 
     p, r = max(len(pidx), 1), max(len(ridx), 1)
     code = ((a * p + b) * r + ra) * r + rb
-    uniq, key = np.unique(code, return_inverse=True)
+    group_role = [ridx[name] for name in group_roles(groups)]
+    uniq = np.unique(np.concatenate([code, pair_codes(groups, pidx, group_role, p, r)]))
+    key = np.searchsorted(uniq, code)
     rb_k = uniq % r
     ra_k = (uniq // r) % r
     b_k = (uniq // (r * r)) % p
@@ -182,6 +220,9 @@ def build_comparisons(
         key_b=b_k.astype(np.int64),
         key_ra=ra_k.astype(np.int64),
         key_rb=rb_k.astype(np.int64),
+        eval_groups=build_eval_groups(groups, pidx, group_role, midx, uniq, p, r)
+        if groups
+        else None,
     )
 
 
@@ -198,5 +239,8 @@ def comparisons_from_records(records: Iterable[MatchRecord]) -> ComparisonData:
         seen.add(r.match_id)
     players = [s.participant for r in recs for s in r.players]
     return build_comparisons(
-        pairwise_outcomes(recs), [(r.match_id, r.game) for r in recs], participants=players
+        pairwise_outcomes([r for r in recs if r.mode == "head_to_head"]),
+        [(r.match_id, r.game) for r in recs],
+        participants=players,
+        eval_records=[r for r in recs if r.mode == "eval"],
     )

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import combinations
 
-from arena.tournaments.ratings.outcomes import compare_seats
-from arena.tournaments.ratings.records import MatchRecord
+from arena.tournaments.ratings.outcomes import TIE_TOLERANCE_BITS
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 
 CellKey = tuple[object, ...]  # MatchRecord.comparability_key() without the map
 
@@ -46,6 +45,18 @@ def _cell(record: MatchRecord) -> CellKey:
     return (game, version, role, npcs, rounds)
 
 
+def _all_tie(seats: list[SeatRecord]) -> bool:
+    """Every pair of the seats ties (`compare_seats` gives 0.5): all forfeits, or no
+    forfeit and every score within the tie tolerance of every other (max - min <= it)."""
+    gone = [s.forfeit for s in seats]
+    if all(gone):
+        return True
+    if any(gone):
+        return False
+    scores = [float(s.score) for s in seats if s.score is not None]
+    return max(scores) - min(scores) <= TIE_TOLERANCE_BITS
+
+
 def uninformative_roles(records: Iterable[MatchRecord]) -> tuple[UninformativeRole, ...]:
     """The eval-mode roles where every map played by two or more entrants is a tie between
     all of them (forfeits included), in (game, role) order."""
@@ -60,11 +71,7 @@ def uninformative_roles(records: Iterable[MatchRecord]) -> tuple[UninformativeRo
         ]
         if not shared:
             continue
-        tied = all(
-            compare_seats(x.main, y.main) == 0.5
-            for recs in shared
-            for x, y in combinations(recs, 2)
-        )
+        tied = all(_all_tie([r.main for r in recs]) for recs in shared)
         if tied:
             first = shared[0][0]
             npcs = tuple(sorted((s.role, s.participant) for s in first.seats if s.npc))

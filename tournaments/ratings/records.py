@@ -11,7 +11,6 @@ round score, SCORING.md section 1), its per-round scores and a forfeit flag.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -80,6 +79,9 @@ class MatchRecord:
                 f"Match '{self.match_id}' has unknown mode '{self.mode}'. "
                 f"Valid options: {', '.join(MODES)}."
             )
+        # Derived once: a frozen dataclass sets them through object.__setattr__.
+        object.__setattr__(self, "_players", tuple(s for s in self.seats if not s.npc))
+        object.__setattr__(self, "_key", None)
         roles = [s.role for s in self.seats]
         if len(set(roles)) != len(roles):
             raise RatingInputError(
@@ -94,11 +96,12 @@ class MatchRecord:
                 "mode='head_to_head'."
             )
 
-    @functools.cached_property
+    @property
     def players(self) -> tuple[SeatRecord, ...]:
-        """The seats played by rated participants (not NPCs); computed once (normalisation
-        asks for it per match many times over)."""
-        return tuple(s for s in self.seats if not s.npc)
+        """The seats played by rated participants (not NPCs); computed once, at creation
+        (normalisation and the ratings ask for it per match many times over)."""
+        players: tuple[SeatRecord, ...] = getattr(self, "_players")  # noqa: B009
+        return players
 
     @property
     def main(self) -> SeatRecord:
@@ -112,6 +115,10 @@ class MatchRecord:
 
     def comparability_key(self) -> tuple[object, ...]:
         """Matches with equal keys were played on equal terms (SCORING.md section 2)."""
-        npcs = tuple(sorted((s.role, s.participant) for s in self.seats if s.npc))
-        role = self.main.role if self.mode == "eval" else ""
-        return (self.game, self.game_version, role, self.map_id, npcs, self.rounds)
+        key: tuple[object, ...] | None = getattr(self, "_key", None)
+        if key is None:
+            npcs = tuple(sorted((s.role, s.participant) for s in self.seats if s.npc))
+            role = self.main.role if self.mode == "eval" else ""
+            key = (self.game, self.game_version, role, self.map_id, npcs, self.rounds)
+            object.__setattr__(self, "_key", key)
+        return key

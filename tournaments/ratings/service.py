@@ -1,5 +1,6 @@
-"""Ratings and normalised scores of stored tournaments: the glue between the database and the
-pure functions of `arena.tournaments.ratings` and `arena.tournaments.ratings.normalisation`.
+"""Ratings and normalised scores of rating inputs (the records of one or several
+tournaments): pure functions over `arena.tournaments.ratings` and its normalisation. Reading
+the inputs from the database and storing snapshots is `arena.tournaments.rating_store`.
 
 One or several tournaments are rated together (participants matched by name), so results
 imported from other benchmarks merge with the arena's own. How a match's scores compare is
@@ -17,7 +18,6 @@ bootstrap means), else the maximum-likelihood fit, the arena's leaderboard of re
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,17 +25,10 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any, Literal, get_args
 
-from sqlalchemy import Engine
-
 from arena.errors import ConfigError, did_you_mean
 from arena.scoring import ThresholdSpec
-from arena.storage import MATCH_DONE
-from arena.storage.imports import import_sources, tournament_config, tournament_info
-from arena.storage.queries import stored_matches
 from arena.storage.snapshot_draws import DRAWS_KEY, encode_draws
-from arena.storage.snapshots import save_rating_snapshot
 from arena.tournaments.config import NORMALISATIONS
-from arena.tournaments.exchange.importers import WIN_SHARE
 from arena.tournaments.ratings import (
     ComparisonData,
     Leaderboard,
@@ -68,7 +61,6 @@ from arena.tournaments.ratings.normalisation_benchmark import (
     BenchmarkScores,
     benchmark_normalisation,
 )
-from arena.tournaments.records_from_store import check_tournaments, records_from_store
 
 Scale = Literal["elo", "log"]
 SCALES: tuple[Scale, ...] = get_args(Scale)
@@ -112,37 +104,6 @@ class RatingInputs:
     normalisation: Mapping[str, Any] | None = None  # their `normalisation`, when they agree
 
 
-def load_inputs(engine: Engine, tournaments: Sequence[str]) -> RatingInputs:
-    """Records and conventions of `tournaments` (UnknownNameError for an unknown name)."""
-    names = check_tournaments(engine, tournaments)
-    records: list[MatchRecord] = []
-    win_share: set[str] = set()
-    points: set[str] = set()
-    bases: set[str] = set()
-    choices: set[str] = set()
-    for name in names:
-        matches = stored_matches(engine, name, status=MATCH_DONE)
-        records += records_from_store(matches)
-        sources = import_sources(engine, name)
-        points |= {s.point for s in sources} if sources else {"mle"}
-        share_runs = {s.run_id for s in sources if s.outcome == WIN_SHARE}
-        win_share |= {m.key for m in matches if m.run_id in share_runs}
-        stored = tournament_config(engine, name) or {}
-        base = stored.get("base")
-        if isinstance(base, str) and base:
-            bases.add(base)
-        if isinstance(stored.get("normalisation"), Mapping):
-            choices.add(json.dumps(stored["normalisation"], sort_keys=True))
-    return RatingInputs(
-        tuple(names),
-        tuple(records),
-        frozenset(win_share),
-        frozenset(points),
-        bases.pop() if len(bases) == 1 else None,
-        json.loads(choices.pop()) if len(choices) == 1 else None,
-    )
-
-
 # ------------------------------------------------------------------------------ comparisons
 
 
@@ -176,13 +137,27 @@ def rated_records(inputs: RatingInputs) -> list[MatchRecord]:
     return [r for r in inputs.records if r.match_id in kept or r.match_id in inputs.win_share]
 
 
-def outcomes(inputs: RatingInputs, records: Iterable[MatchRecord] | None = None) -> list[Outcome]:
+def outcomes(
+    inputs: RatingInputs, records: Iterable[MatchRecord] | None = None, eval_mode: bool = True
+) -> list[Outcome]:
     """Pairwise outcomes of `records` (default: all), each read by its source's rule; the
-    matches of `uninformative` roles give none (they would be ties that measure nothing)."""
-    rated = {r.match_id for r in rated_records(inputs)}
+    matches of `uninformative` roles give none (they would be ties that measure nothing).
+    `eval_mode=False` leaves out the eval-mode matches read by the arena rule (the ratings
+    take those as groups, see `comparisons`)."""
+    return _outcomes(inputs, rated_records(inputs), records, eval_mode)
+
+
+def _outcomes(
+    inputs: RatingInputs,
+    rated_list: list[MatchRecord],
+    records: Iterable[MatchRecord] | None,
+    eval_mode: bool,
+) -> list[Outcome]:
+    rated = {r.match_id for r in rated_list}
     recs = [r for r in (inputs.records if records is None else records) if r.match_id in rated]
     shares = [r for r in recs if r.match_id in inputs.win_share]
-    plain = [r for r in recs if r.match_id not in inputs.win_share]
+    plain = [r for r in recs if r.match_id not in inputs.win_share
+             and (eval_mode or r.mode != "eval")]
     found = pairwise_outcomes(plain)
     for record in sorted(shares, key=lambda r: r.match_id):
         found += win_share_outcomes(record)
@@ -190,11 +165,14 @@ def outcomes(inputs: RatingInputs, records: Iterable[MatchRecord] | None = None)
 
 
 def comparisons(inputs: RatingInputs) -> ComparisonData:
-    """Comparisons in array form, with every rated match in the bootstrap pool."""
+    """Comparisons in array form, with every rated match in the bootstrap pool; eval-mode
+    matches compared as groups (no object per pair of matches)."""
+    rated = rated_records(inputs)
     return build_comparisons(
-        outcomes(inputs),
-        [(r.match_id, r.game) for r in rated_records(inputs)],
+        _outcomes(inputs, rated, rated, eval_mode=False),
+        [(r.match_id, r.game) for r in rated],
         participants=[s.participant for r in inputs.records for s in r.players],
+        eval_records=[r for r in rated if r.mode == "eval" and r.match_id not in inputs.win_share],
     )
 
 
@@ -227,14 +205,6 @@ def compute_ratings(inputs: RatingInputs, options: RatingOptions = DEFAULT_OPTIO
     return leaderboard_from_comparisons(comparisons(inputs), leaderboard_config(inputs, options))
 
 
-def rating_rows(
-    engine: Engine, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
-) -> list[dict[str, Any]]:
-    """Leaderboard rows as dicts ``{participant, rating, ci_low, ci_high, rank_low,
-    rank_high, n_comparisons, provisional}``, best first."""
-    return compute_ratings(load_inputs(engine, tournaments), options).as_dicts()
-
-
 def snapshot_payload(
     inputs: RatingInputs, options: RatingOptions, run_id: int | None = None
 ) -> dict[str, Any]:
@@ -254,23 +224,6 @@ def snapshot_payload(
         "online_elo": online_elo(inputs),
         DRAWS_KEY: draws,
     }
-
-
-def store_snapshot(
-    engine: Engine,
-    tournament: str,
-    *,
-    run_id: int | None = None,
-    options: RatingOptions = DEFAULT_OPTIONS,
-) -> int:
-    """Rate all done matches of `tournament` now and store the result as a snapshot (method
-    ``bradley_terry``); returns the snapshot id. Ratings accumulate across runs: each run's
-    snapshot covers every match stored so far."""
-    inputs = load_inputs(engine, [tournament])
-    payload = json.loads(json.dumps(snapshot_payload(inputs, options, run_id)))
-    info = tournament_info(engine, tournament)
-    ident = None if info is None else info.id
-    return save_rating_snapshot(engine, ident, SNAPSHOT_METHOD, payload)
 
 
 # ------------------------------------------------------------------------------ live Elo
