@@ -7,27 +7,36 @@ It is the computation `arena ratings` makes (`arena.tournaments.ratings.service.
 Bradley–Terry, match bootstrap with games weighted alike, rank ranges, provisional marks)
 over the same done matches, read through the dashboard's seat table, with fewer bootstrap
 resamples (`LIVE_RESAMPLES`); the stored snapshot written after the run has the full 1 000.
-It takes seconds up to about 10 000 stored matches; past `LIVE_MAX_MATCHES` the page shows
-the latest snapshot instead.
+A done match never changes once stored, so the rating records of the matches already seen
+are kept (per database and tournament) and only new matches are read. About 2 s of CPU at
+100 000 stored matches (benchmarks/dashboard_bench.py --only live); past `LIVE_MAX_MATCHES`
+the page shows the latest snapshot instead.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Engine
+from sqlalchemy import Engine, and_, select
 
 from arena.dashboard import data
 from arena.dashboard.filters import Filters
+from arena.tournaments.ratings.records import MatchRecord
 
 LIVE_RESAMPLES = 200
 # Above this many stored matches the page shows the latest snapshot (and how many matches
-# came since) instead of rating on every page run: in eval mode the pairwise comparisons
-# grow with the square of the matches per map, and rating 10 000 matches already takes
-# several seconds (benchmarks/dashboard_bench.py --only live).
-LIVE_MAX_MATCHES = 20_000
+# came since) instead of rating on every page run. Rating costs about 2 s of CPU per
+# 100 000 matches (benchmarks/dashboard_bench.py --only live), so the limit only guards
+# against tournaments far beyond what was measured.
+LIVE_MAX_MATCHES = 250_000
+_KEPT = 4  # (database, tournament) pairs whose records are kept
+# (database URL, tournament) -> (match id, finish time) -> record
+_RECORDS: OrderedDict[tuple[str, str], dict[tuple[int, str], MatchRecord]] = OrderedDict()
+_LOCK = threading.Lock()
 BOARD_COLUMNS = ["rank", "participant", "rating", "ci_low", "ci_high", "rank_low", "rank_high",
                  "n_comparisons", "provisional"]
 
@@ -56,8 +65,7 @@ def live_board(engine: Engine, tournament: str, previous: int | None = None) -> 
     n_comparisons, provisional) and rank_change since snapshot `previous` (NaN: new)."""
     from arena.tournaments.ratings.service import RatingInputs, RatingOptions, compute_ratings
 
-    seats = data.scored_seats(engine, Filters(tournament=tournament))
-    records = tuple(data.match_records(seats))
+    records = stored_records(engine, tournament)
     board = compute_ratings(RatingInputs((tournament,), records),
                             RatingOptions(n_resamples=LIVE_RESAMPLES))
     frame = pd.DataFrame(board.as_dicts(), columns=BOARD_COLUMNS[1:])
@@ -70,3 +78,46 @@ def live_board(engine: Engine, tournament: str, previous: int | None = None) -> 
     frame["rank_change"] = [before[p] - r if p in before else np.nan
                             for p, r in zip(frame["participant"], frame["rank"], strict=True)]
     return frame
+
+
+def done_ids(engine: Engine, tournament: str) -> list[tuple[int, str]]:
+    """(id, finish time) of the done matches of `tournament`, by id: the finish time tells
+    a match from another stored under the same id in a database made anew at the same path."""
+    from arena.dashboard.data.frames import joined_matches, match_conditions
+    from arena.storage.queries import MATCHES
+
+    query = joined_matches(
+        select(MATCHES.c.id, MATCHES.c.finished_at).select_from(MATCHES)
+    ).where(and_(MATCHES.c.status == "done", *match_conditions(Filters(tournament=tournament))))
+    with engine.connect() as conn:
+        return sorted((int(i), str(when)) for i, when in conn.execute(query))
+
+
+def stored_records(engine: Engine, tournament: str) -> tuple[MatchRecord, ...]:
+    """Rating records of every done match of `tournament`, in match id order; matches seen
+    by an earlier call are not read again (done matches are never rewritten)."""
+    ids = done_ids(engine, tournament)
+    key = (engine.url.render_as_string(hide_password=True), tournament)
+    with _LOCK:
+        known = dict(_RECORDS.get(key, {}))
+    new = [i for i in ids if i not in known]
+    if new:
+        filters = Filters(tournament=tournament)
+        if len(new) * 2 > len(ids):  # mostly new: one read of the tournament
+            frames = [data.scored_seats(engine, filters)]
+        else:
+            frames = [data.scored_seats(engine, filters, match_ids=[i for i, _ in new[k:k + 5000]])
+                      for k in range(0, len(new), 5000)]
+        when = dict(ids)
+        for seats in frames:
+            for rec in data.match_records(seats, round_scores=False):
+                mid = int(rec.match_id)
+                if mid in when:  # (a match stored between the two reads waits a call)
+                    known[(mid, when[mid])] = rec
+    records = tuple(known[i] for i in ids if i in known)
+    with _LOCK:
+        _RECORDS[key] = {i: known[i] for i in ids if i in known}
+        _RECORDS.move_to_end(key)
+        while len(_RECORDS) > _KEPT:
+            _RECORDS.popitem(last=False)
+    return records

@@ -16,7 +16,7 @@ from arena.dashboard.live_board import live_board
 from arena.storage import Store
 from arena.storage.live import RunProgress, write_live
 from arena.storage.read_only import open_read_only
-from arena.tournaments.ratings.service import rating_rows
+from arena.tournaments.rating_store import rating_rows
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_live import copy_db
 
@@ -117,3 +117,57 @@ def test_ratings_over_time_without_a_snapshot_says_what_stores_one(
     assert "No rating snapshot of tournament nightly is stored yet" in said
     assert "--snapshot" not in said  # an option no command has (issue 18, item 1)
     assert "`arena ratings --tournament NAME`" in said
+
+
+def _late_match(url: str, name: str, score: float) -> None:
+    """Store one more done match of nightly, played by a new participant `name`."""
+    from arena.storage import MATCH_DONE, FinishedMatch, ParticipantInfo, SeatResult
+
+    store = Store.open(url)
+    try:
+        with store.engine.connect() as conn:
+            row = conn.exec_driver_sql(
+                "SELECT m.tournament_id, m.run_id, m.game_id, m.map_id, m.judge_id, "
+                "m.map_index, m.mode, m.main_role, m.rounds, m.dialect FROM matches m JOIN "
+                "tournaments t ON t.id = m.tournament_id WHERE t.name = 'nightly' AND "
+                "m.status = 'done' AND m.mode = 'eval' ORDER BY m.id").first()
+        who = store.ensure_participant(ParticipantInfo(name, "random?words=9"))
+        now = datetime.now(UTC)
+        store.save_matches([FinishedMatch(
+            key=f"late-{name}", tournament_id=row[0], run_id=row[1], game_id=row[2],
+            map_id=row[3], judge_id=row[4], map_index=row[5], play_seed=1, mode=row[6],
+            main_role=row[7], rounds=row[8], dialect=row[9], status=MATCH_DONE, error=None,
+            started_at=now, finished_at=now,
+            seats=(SeatResult(row[7], who, True, score, False, (score,) * row[8]),),
+            events=())])
+    finally:
+        store.close()
+
+
+def test_the_live_board_reads_new_matches_and_not_a_remade_database_s_old_ones(
+    arena_db: str, tmp_path: Path
+) -> None:
+    """The live board keeps the records it has read (done matches never change): a match
+    stored after a first call is rated by the next, and a database made anew at the same
+    path is read anew (its match ids are the old ones, its matches are not)."""
+    url = copy_db(arena_db, tmp_path)
+    engine = open_read_only(url)
+    try:
+        first = live_board(engine, "nightly")
+        _late_match(url, "latecomer", 1e6)
+        board = live_board(engine, "nightly").set_index("participant")
+        assert "latecomer" not in set(first["participant"]) and "latecomer" in board.index
+        assert board["rating"].idxmax() == "latecomer"  # its score beats everyone's
+    finally:
+        engine.dispose()
+    remade = Path(url.removeprefix("sqlite:///"))
+    for path in (remade, Path(f"{remade}-wal"), Path(f"{remade}-shm")):
+        path.unlink(missing_ok=True)
+    copy_db(arena_db, tmp_path)  # the same path again, holding the original matches
+    _late_match(url, "other", -1e6)  # the same id as latecomer's, another participant
+    engine = open_read_only(url)
+    try:
+        board = live_board(engine, "nightly").set_index("participant")
+    finally:
+        engine.dispose()
+    assert "latecomer" not in board.index and board["rating"].idxmin() == "other"
