@@ -99,7 +99,7 @@ class Seat:
         self.page.wait_for_selector("#feedback .done", timeout=WAIT_MS)
 
     def everything(self) -> str:
-        return self.page.content() + "\n" + "\n".join(self.frames)
+        return str(self.page.content()) + "\n" + "\n".join(self.frames)
 
     def close(self) -> None:
         self.context.close()
