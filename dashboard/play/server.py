@@ -139,10 +139,10 @@ class PlayServer:
                 match.done = True
                 if own:
                     await judge.aclose()
-            best = [v for v in match.best.values()]
-            frame["best"] = max(best) if best else None
-            for person in people:
-                self._send(person, frame)
+            for person in people:  # each hears their own best only
+                best = [v for (key, role), v in match.best.items()
+                        if match.seats.get(key, {}).get(role) == person]
+                self._send(person, {**frame, "best": max(best) if best else None})
 
         self._spawn(run())
         return match

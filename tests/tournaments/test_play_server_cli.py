@@ -1,0 +1,62 @@
+"""`arena play-server`: loopback by default; another host needs a long token, which never
+goes on the server's command line; bad options are one sentence and exit 2."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from arena.tournaments.play_server_cli import server_command
+from tests.browser.dashboard_server import ROOT, free_port
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", "play-server", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [(["--host", "0.0.0.0"], "needs a token"),
+     (["--host", "0.0.0.0", "--token", "short"], "at least 16"),
+     (["--tournament", "no/such.toml"], "No tournament file at no/such.toml")],
+)
+def test_bad_options_are_one_sentence(args: list[str], says: str) -> None:
+    done = arena(*args)
+    assert done.returncode == 2
+    assert says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_token_is_not_on_the_server_command_line() -> None:
+    command = server_command("0.0.0.0", 8600, None, "ngram", 60.0, [])
+    assert "--token" not in command and command[1:3] == ["-m", "arena.dashboard.play"]
+
+
+def test_it_serves_the_page_on_loopback(tmp_path: Path) -> None:
+    port = free_port()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play-server", "--port", str(port), "--db",
+         f"sqlite:///{tmp_path / 'p.db'}"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and child.poll() is None
+                time.sleep(0.3)
+        assert b"Xent Arena: play" in page
+    finally:
+        os.killpg(child.pid, signal.SIGTERM)
+        child.wait(timeout=30)
