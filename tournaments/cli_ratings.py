@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: 
 Scale = Literal["elo", "log"]  # arena.tournaments.ratings.service.Scale
 ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.exchange.export
 ImportFormat = Literal["gamebench", "csv", "jsonl", "xent-results"]  # ...exchange.formats
-OutcomeRule = Literal["higher-wins", "win-share"]  # arena.tournaments.exchange.importers
+OutcomeRule = Literal["higher-wins", "win-share"]  # arena.tournaments.ratings.outcomes
 DEFAULT_PRIOR = 0.01  # arena.tournaments.ratings.bradley_terry
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
@@ -122,8 +122,9 @@ def ratings_command(
 ) -> None:
     """Print the Bradley–Terry leaderboard (bootstrap intervals, CI-aware rank ranges), or
     with --vs, each participant's win rate against a reference participant."""
+    from arena.tournaments.rating_store import load_inputs
     from arena.tournaments.ratings.leaderboard_text import render_leaderboard
-    from arena.tournaments.ratings.service import compute_ratings, load_inputs
+    from arena.tournaments.ratings.service import compute_ratings
 
     options = _options(
         scale, point, resamples, seed, confidence=confidence, role_effects=role_effects,
@@ -312,7 +313,8 @@ def scores_command(
 ) -> None:
     """Print normalised scores (catch-up, narms or reference), the Xent measure histogram,
     and the reference normalisation."""
-    from arena.tournaments.ratings.service import load_inputs, normalised_scores
+    from arena.tournaments.rating_store import load_inputs
+    from arena.tournaments.ratings.service import normalised_scores
 
     store = _open(db)
     try:
@@ -383,7 +385,7 @@ def import_command(
 ) -> None:
     """Store external match results as a tournament of their own (no game is run)."""
     from arena.tournaments.exchange.importers import import_parsed, parse_file
-    from arena.tournaments.ratings.service import store_snapshot
+    from arena.tournaments.rating_store import store_snapshot
 
     parsed = parse_file(file, fmt, outcome)
     store = _open(db, create=True)

@@ -89,9 +89,9 @@ async def run_demo(
 ) -> str:
     """Play the demo into `db` (None: the default database) storing rating snapshots as
     `arena run` does; returns the report: counts, leaderboard, where to look."""
-    from arena.tournaments.ratings.leaderboard_text import leaderboard_text
-    from arena.tournaments.ratings.run_snapshots import NO_SNAPSHOT
+    from arena.tournaments.rating_store import leaderboard_text
     from arena.tournaments.run_config import play_config
+    from arena.tournaments.run_snapshots import NO_SNAPSHOT
 
     started = time.perf_counter()
     store = Store.open(db)

@@ -16,8 +16,8 @@ from arena.tournaments.executor import RunSummary
 from arena.tournaments.executors.base import create_executor
 from arena.tournaments.prepare import PreparedTournament, prepare_tournament
 from arena.tournaments.ratings.informative import uninformative_roles
-from arena.tournaments.ratings.run_snapshots import EVERY_S, SnapshotTicker, store_final_snapshot
 from arena.tournaments.records_from_store import records_from_store
+from arena.tournaments.run_snapshots import EVERY_S, SnapshotTicker, store_final_snapshot
 
 
 async def play_config(
@@ -35,7 +35,7 @@ async def play_config(
     """Check `config` against `registry` (unless `prepared` is the result of that), then
     play its pending matches into `store` with the executor the config names. With
     `snapshots`, store rating snapshots during the run (every `snapshot_every_s` at most)
-    and after it (`arena.tournaments.ratings.run_snapshots`)."""
+    and after it (`arena.tournaments.run_snapshots`)."""
     if prepared is None:
         prepared = await asyncio.to_thread(prepare_tournament, config, registry, source)
     executor = create_executor(registry, config.executor)

@@ -34,7 +34,6 @@ from arena.match_setup import (
 from arena.protocols.judge import Judge
 from arena.registry import Registry
 from arena.runtime.seeds import derive_seed
-from arena.scoring import FORFEIT_PENALTY_BITS, forfeit_floor
 
 EVAL_NAME = "game"  # the name every game-space measurement shows the players
 
@@ -95,6 +94,8 @@ def fill_forfeits(*players: Sequence[float | None]) -> list[list[float]]:
     """Per player, its map scores with each forfeit replaced by the worst non-forfeited
     score any of `players` got on that map minus one bit (the worst over all maps when
     nobody scored on that map; 0 - 1 when nobody scored at all)."""
+    from arena.scoring import FORFEIT_PENALTY_BITS, forfeit_floor  # NumPy: not at start-up
+
     # SCORING.md's rule (`forfeit_floor`) map by map; a map nobody scored on is not dropped
     # (the maps are paired across players) but valued by the rule over the whole evaluation.
     fallback = forfeit_floor(s for scores in players for s in scores)

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from arena.storage import Store, sqlite_url
-from arena.tournaments.ratings.service import store_snapshot
+from arena.tournaments.rating_store import store_snapshot
 from arena.tournaments.run_config import run_file
 from tests.storage.scope_rows import grow_example
 from tests.storage.transfer_rows import store_example

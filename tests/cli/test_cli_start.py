@@ -84,7 +84,7 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
     from arena.gamespace import scope_run, transfer_math
     from arena.tournaments import cli_ratings
     from arena.tournaments.exchange import export, importers
-    from arena.tournaments.ratings import bradley_terry, service
+    from arena.tournaments.ratings import bradley_terry, outcomes, service
     from arena.tournaments.recurring import cli as recurring_cli
     from arena.tournaments.recurring import schedules
 
@@ -93,6 +93,6 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
     assert get_args(cli_ratings.Scale) == get_args(service.Scale)
     assert get_args(cli_ratings.ExportFormat) == get_args(export.ExportFormat)
     assert get_args(cli_ratings.ImportFormat) == get_args(importers.ImportFormat)
-    assert get_args(cli_ratings.OutcomeRule) == get_args(importers.OutcomeRule)
+    assert get_args(cli_ratings.OutcomeRule) == get_args(outcomes.OutcomeRule)
     assert cli_ratings.DEFAULT_PRIOR == bradley_terry.DEFAULT_PRIOR
     assert get_args(recurring_cli.SeedPolicy) == get_args(schedules.SeedPolicy)

@@ -21,8 +21,9 @@ from arena.storage.snapshots import rating_snapshots
 from arena.tournaments.cli import main as run_main
 from arena.tournaments.cli_ratings import app
 from arena.tournaments.exchange.importers import import_file
+from arena.tournaments.rating_store import load_inputs
 from arena.tournaments.ratings import LeaderboardConfig, leaderboard, online_elo
-from arena.tournaments.ratings.service import load_inputs, normalised_scores
+from arena.tournaments.ratings.service import normalised_scores
 from arena.tournaments.ratings.service import online_elo as service_elo
 from arena.tournaments.records_from_store import records_from_store
 from tests.tournaments.gamebench_reference import DATA, PUBLISHED, needs_data

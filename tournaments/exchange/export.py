@@ -29,11 +29,11 @@ from arena.errors import ConfigError, MissingExtraError, did_you_mean
 from arena.storage.imports import import_sources, map_labels
 from arena.storage.match_keys import short_key
 from arena.storage.queries import stored_matches
+from arena.tournaments.rating_store import load_inputs
 from arena.tournaments.ratings.service import (
     DEFAULT_OPTIONS,
     RatingOptions,
     compute_ratings,
-    load_inputs,
     resolved_point,
 )
 from arena.tournaments.records_from_store import check_tournaments

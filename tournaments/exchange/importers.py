@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 from sqlalchemy import Engine
 
@@ -40,13 +40,10 @@ from arena.storage.imports import (
 )
 from arena.tournaments.exchange.formats import FORMATS, ImportFormat, detect_format
 from arena.tournaments.exchange.xent_results import read_xent_results
+from arena.tournaments.ratings.outcomes import HIGHER_WINS, OUTCOMES, WIN_SHARE
 
 __all__ = ["FORMATS", "ImportFormat", "import_file", "import_parsed", "parse_file"]
 
-OutcomeRule = Literal["higher-wins", "win-share"]
-HIGHER_WINS: OutcomeRule = "higher-wins"
-WIN_SHARE: OutcomeRule = "win-share"
-OUTCOMES: tuple[OutcomeRule, ...] = get_args(OutcomeRule)
 FORFEIT = "forfeit"
 SEAT_COLUMN = re.compile(r"(participant|score|role)_([a-z])")
 OTHER_COLUMNS = ("game", "map", "match_id")

@@ -7,19 +7,12 @@ comparisons with the provisional mark), and a footer that explains every column.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from sqlalchemy import Engine
-
 from arena.listing import printable, text_table
 from arena.tournaments.ratings.leaderboard import Leaderboard
 from arena.tournaments.ratings.service import (
-    DEFAULT_OPTIONS,
     RatingInputs,
     RatingOptions,
     comparisons,
-    compute_ratings,
-    load_inputs,
     resolved_point,
     uninformative,
 )
@@ -70,11 +63,3 @@ def render_leaderboard(
         lines += [f"  {printable(role)}: {value:+.2f}"
                   for role, value in sorted(board.role_effects.items())]
     return "\n".join(lines)
-
-
-def leaderboard_text(
-    engine: Engine, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
-) -> str:
-    """Rate the stored matches of `tournaments` and render the leaderboard."""
-    inputs = load_inputs(engine, tournaments)
-    return render_leaderboard(inputs, options, compute_ratings(inputs, options))

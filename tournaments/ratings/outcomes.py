@@ -19,9 +19,17 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Literal, get_args
 
 from arena.scoring import TIE_TOLERANCE_BITS as TIE_TOLERANCE_BITS  # re-exported
 from arena.tournaments.ratings.records import MatchRecord, SeatRecord
+
+# How an imported result's scores compare (`arena import --outcome`): the higher score wins
+# (SCORING.md section 4, what `arena run` records), or scores are shares of the win (GameBench).
+OutcomeRule = Literal["higher-wins", "win-share"]
+HIGHER_WINS: OutcomeRule = "higher-wins"
+WIN_SHARE: OutcomeRule = "win-share"
+OUTCOMES: tuple[OutcomeRule, ...] = get_args(OutcomeRule)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@
 2. Pick the run's seed (`recurring` module docstring): a run that did not finish is resumed
    with its own seed; otherwise a fresh seed, or the file's with `seeds = "fixed"`.
 3. Play the tournament file with that seed into the database, then store a rating snapshot
-   over all the tournament's matches (`arena.tournaments.ratings.service.store_snapshot`, so
+   over all the tournament's matches (`arena.tournaments.rating_store.store_snapshot`, so
    ratings accumulate across runs), and record the run (start, finish, status).
 
 A failing run is recorded as `failed` with its error and does not raise, so one broken
@@ -42,7 +42,7 @@ from arena.storage.snapshots import ScheduleRecord, mark_schedule_run
 from arena.storage.tables import utcnow
 from arena.tournaments.config import TournamentConfig, load_tournament
 from arena.tournaments.executor import RunSummary
-from arena.tournaments.ratings.service import store_snapshot
+from arena.tournaments.rating_store import store_snapshot
 from arena.tournaments.recurring.schedules import find_schedule, next_run_time
 from arena.tournaments.run_config import play_config
 

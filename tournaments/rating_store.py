@@ -1,0 +1,96 @@
+"""Ratings read from and written to the database: the rating inputs of stored tournaments,
+rating snapshots, and the leaderboard of stored matches as text.
+
+The I/O side of `arena.tournaments.ratings.service` (whose functions are pure), so that
+`arena.tournaments.ratings` never imports storage queries, the exchange or the records
+reader: this module sits above them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Engine
+
+from arena.storage import MATCH_DONE
+from arena.storage.imports import import_sources, tournament_config, tournament_info
+from arena.storage.queries import stored_matches
+from arena.storage.snapshots import save_rating_snapshot
+from arena.tournaments.ratings import MatchRecord
+from arena.tournaments.ratings.leaderboard_text import render_leaderboard
+from arena.tournaments.ratings.outcomes import WIN_SHARE
+from arena.tournaments.ratings.service import (
+    DEFAULT_OPTIONS,
+    SNAPSHOT_METHOD,
+    RatingInputs,
+    RatingOptions,
+    compute_ratings,
+    snapshot_payload,
+)
+from arena.tournaments.records_from_store import check_tournaments, records_from_store
+
+
+def load_inputs(engine: Engine, tournaments: Sequence[str]) -> RatingInputs:
+    """Records and conventions of `tournaments` (UnknownNameError for an unknown name)."""
+    names = check_tournaments(engine, tournaments)
+    records: list[MatchRecord] = []
+    win_share: set[str] = set()
+    points: set[str] = set()
+    bases: set[str] = set()
+    choices: set[str] = set()
+    for name in names:
+        matches = stored_matches(engine, name, status=MATCH_DONE)
+        records += records_from_store(matches)
+        sources = import_sources(engine, name)
+        points |= {s.point for s in sources} if sources else {"mle"}
+        share_runs = {s.run_id for s in sources if s.outcome == WIN_SHARE}
+        win_share |= {m.key for m in matches if m.run_id in share_runs}
+        stored = tournament_config(engine, name) or {}
+        base = stored.get("base")
+        if isinstance(base, str) and base:
+            bases.add(base)
+        if isinstance(stored.get("normalisation"), Mapping):
+            choices.add(json.dumps(stored["normalisation"], sort_keys=True))
+    return RatingInputs(
+        tuple(names),
+        tuple(records),
+        frozenset(win_share),
+        frozenset(points),
+        bases.pop() if len(bases) == 1 else None,
+        json.loads(choices.pop()) if len(choices) == 1 else None,
+    )
+
+
+def rating_rows(
+    engine: Engine, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
+) -> list[dict[str, Any]]:
+    """Leaderboard rows as dicts ``{participant, rating, ci_low, ci_high, rank_low,
+    rank_high, n_comparisons, provisional}``, best first."""
+    return compute_ratings(load_inputs(engine, tournaments), options).as_dicts()
+
+
+def store_snapshot(
+    engine: Engine,
+    tournament: str,
+    *,
+    run_id: int | None = None,
+    options: RatingOptions = DEFAULT_OPTIONS,
+) -> int:
+    """Rate all done matches of `tournament` now and store the result as a snapshot (method
+    ``bradley_terry``); returns the snapshot id. Ratings accumulate across runs: each run's
+    snapshot covers every match stored so far."""
+    inputs = load_inputs(engine, [tournament])
+    payload = json.loads(json.dumps(snapshot_payload(inputs, options, run_id)))
+    info = tournament_info(engine, tournament)
+    ident = None if info is None else info.id
+    return save_rating_snapshot(engine, ident, SNAPSHOT_METHOD, payload)
+
+
+def leaderboard_text(
+    engine: Engine, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
+) -> str:
+    """Rate the stored matches of `tournaments` and render the leaderboard."""
+    inputs = load_inputs(engine, tournaments)
+    return render_leaderboard(inputs, options, compute_ratings(inputs, options))
