@@ -211,6 +211,26 @@ def test_pasted_python_is_refused_with_its_caret(browser: Any, server: str) -> N
         seat.close()
 
 
+def test_python_and_markup_in_a_pasted_string_stay_text(
+        browser: Any, server: str, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    payload = f"<img src=x onerror=alert(1)> __import__('os').system('touch {marker}')"
+    source = f"assign(s={payload!r})\nreveal(black, s)\nelicit(t, 5)\nreward(xent(t | s))\n"
+    seat = Seat(browser, server, "eve")
+    try:
+        seat.choose(source=source)
+        seat.start("black", {})
+        seat.page.wait_for_selector("#turn:not([hidden])", timeout=WAIT_MS)
+        assert payload in seat.page.inner_text("#seen")  # shown as text...
+        assert seat.page.query_selector("#seen img") is None  # ...never as markup
+        seat.play("one two")
+        seat.finished()
+        assert not seat.errors
+    finally:
+        seat.close()
+    assert not marker.exists()
+
+
 def test_a_pasted_game_that_exhausts_memory_stops_with_the_limit_shown(
         browser: Any, server: str) -> None:
     source = ('assign(s="<b>aaaaaaaa</b>")\nbeacon(flag_1)\nassign(s=s+s)\nreplay(flag_1, 100)\n'

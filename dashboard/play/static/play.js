@@ -2,6 +2,7 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 let ws = null, person = "", token = "", current = null, best = null, game = null, drafts = {};
+const sent = new Set();  // answered ids: a queue update racing the answer must not re-ask
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -88,7 +89,7 @@ async function onFrame(frame) {
       el("li", m.game + " as " + m.role + ", round " + m.round + "/" + m.rounds + ", line " + m.line)));
     if (!frame.moves.length) { $("turn").hidden = true; current = null; }
   } else if (frame.type === "request") {
-    if (!current || current.id !== frame.id) showRequest(frame);
+    if (!sent.has(frame.id) && (!current || current.id !== frame.id)) showRequest(frame);
   } else if (frame.type === "feedback") {
     showFeedback(frame);
   } else if (frame.type === "round") {
@@ -185,6 +186,7 @@ function send() {
   const moves = {};
   for (const box of document.querySelectorAll("textarea.move")) moves[box.dataset.register] = box.value;
   ws.send(JSON.stringify({type: "move", id: current.id, moves}));
+  sent.add(current.id);
   drafts = {};
   current = null;
   $("turn").hidden = true;
