@@ -200,6 +200,8 @@ def build_app(server: PlayServer) -> web.Application:
                 return await handler(request)
             except ArenaError as error:
                 return _refused(str(error))
+            except (TypeError, ValueError):  # e.g. rounds = "many": one sentence, no trace
+                return _refused("A field has the wrong type: send the page's own request.")
         return wrapped
 
     async def static(request: web.Request) -> web.StreamResponse:

@@ -272,3 +272,17 @@ def test_a_token_server_refuses_requests_without_it(tmp_path: Path) -> None:
         asked = urllib.request.Request(base + "/api/options", headers={"X-Play-Token": token})
         options = json.loads(urllib.request.urlopen(asked, timeout=10).read())
         assert "single_text" in options["games"] and options["token_needed"]
+
+
+def test_a_malformed_start_is_one_sentence(server: str) -> None:
+    import urllib.error
+    import urllib.request
+
+    body = json.dumps({"game": "single_text", "person": "ada", "role": "black",
+                       "others": {}, "rounds": "many"}).encode()
+    request = urllib.request.Request(server + "/api/start", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 400
+    assert "wrong type" in json.loads(refused.value.read())["error"]
