@@ -6,6 +6,8 @@ replay; the judged text reads as shaded, escaped text with a gain/loss legend.""
 from __future__ import annotations
 
 import re
+import sqlite3
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -125,3 +127,76 @@ def test_the_judged_text_reads_as_escaped_shaded_text_with_a_legend(
                          " return e.scrollWidth <= e.clientWidth + 1; }")
     assert fits, "the legend is cut off"
     watched.screenshot("replay-reading")
+
+
+def _in_flight(url: str, texts: list[str]) -> None:
+    """The heartbeat of a run whose match 'follow-me' has played `texts` so far (what the
+    executor writes at each beat: schema v9's live_matches.events_json)."""
+    from datetime import UTC, datetime
+
+    from arena.events import EVENT_ADAPTER
+    from arena.storage import Store
+    from arena.storage.live import MatchInFlight, RunProgress, write_live
+
+    store = Store.open(url)
+    try:
+        with store.engine.connect() as conn:
+            run_id, tournament_id = conn.exec_driver_sql(
+                "SELECT id, tournament_id FROM runs ORDER BY id DESC").one()
+        moves = tuple(EVENT_ADAPTER.validate_python({
+            "type": "elicit_response", "round": i + 1, "line": 2, "player": "black",
+            "cut": False, "values": {"t": text}}) for i, text in enumerate(texts))
+        write_live(store.engine, RunProgress(run_id=run_id, tournament_id=tournament_id,
+                                             status="running", total=9, done_before=8),
+                   [MatchInFlight(run_id=run_id, key="follow-me", game="condense",
+                                  seats=(("black", "alpha"),), round=max(len(texts), 1),
+                                  rounds=3, started_at=datetime.now(UTC), events=moves)])
+    finally:
+        store.close()
+
+
+def _until_received(watched: Watched, text: str, limit_s: float = 90.0) -> bool:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if text.encode() in b"".join(watched.received):
+            return True
+        watched.page.wait_for_timeout(250)
+    return False
+
+
+def test_the_follow_view_shows_each_move_of_a_match_in_flight_as_it_is_played(
+        dashboard: str, partners: str, watched: Watched) -> None:
+    """Issue 18, Replay as reading: opened on a match still being played (`?key=`), the
+    Replay shows its moves move by move, from its live row, without the page being
+    reloaded and before the match is stored."""
+    played = ["first quokka move", "second pangolin move", "third axolotl move"]
+    _in_flight(partners, [])
+    try:
+        watched.open(f"{dashboard}/replay?key=follow-me")
+        watched.check_clean("follow view")
+        watched.page.evaluate("window.__sameDocument = 'yes'")  # gone on a reload
+        body = watched.page.inner_text("body")
+        assert "This match is being played" in body and "No move played yet" in body
+        for n in range(1, len(played) + 1):
+            watched.received.clear()
+            _in_flight(partners, played[:n])
+            # The view polls every 2 s; its tables come as websocket frames (the grid is
+            # drawn on a canvas, out of innerText). A generous bound, not a fixed sleep.
+            assert _until_received(watched, played[n - 1]), f"move {n} never shown"
+            frames = b"".join(watched.received).decode("utf-8", "replace")
+            assert all(text in frames for text in played[:n]), n  # the moves so far
+        assert watched.page.evaluate("window.__sameDocument") == "yes"
+        watched.check_clean("follow view after three moves")
+        watched.screenshot("replay-follow-in-flight")
+    finally:
+        from arena.storage import Store
+        from arena.storage.live import LIVE_MATCHES
+
+        store = Store.open(partners)
+        try:
+            with store.engine.begin() as conn:
+                conn.execute(LIVE_MATCHES.delete().where(LIVE_MATCHES.c.key == "follow-me"))
+        finally:
+            store.close()
+    with sqlite3.connect(partners.removeprefix("sqlite:///")) as conn:  # never stored
+        assert conn.execute("SELECT count(*) FROM matches WHERE key = 'follow-me'").fetchone() == (0,)
