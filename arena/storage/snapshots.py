@@ -1,8 +1,7 @@
-"""Rating snapshots and recurring-run schedules: small tables with JSON payloads.
+"""Rating snapshots: a small table with JSON payloads.
 
 Ratings are recomputed from stored matches (pure functions); a snapshot keeps one result
-so the dashboard can show history without refitting. Schedules are the recurring runs
-(cron syntax) that the scheduler reads at start and updates after each run.
+so the dashboard can show history without refitting. Schedules are `arena.storage.schedules`.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from arena.storage import tables as t
 from arena.storage.engine import write_engine
 
 SNAPSHOTS = t.table_of(t.RatingSnapshot)
-SCHEDULES = t.table_of(t.Schedule)
 TOURNAMENTS = t.table_of(t.Tournament)
 
 
@@ -30,20 +28,6 @@ class RatingSnapshotRecord:
     method: str
     payload: Mapping[str, Any]
     created_at: datetime
-
-
-@dataclass(frozen=True)
-class ScheduleRecord:
-    name: str
-    cron: str
-    tournament_file: str
-    args: Mapping[str, Any]
-    enabled: bool
-    last_run_at: datetime | None
-    next_run_at: datetime | None
-    interval_s: float | None = None  # set for interval schedules (then `cron` is "")
-    lease_owner: str | None = None  # the process running it now, until `lease_until`
-    lease_until: datetime | None = None
 
 
 def save_rating_snapshot(
@@ -85,58 +69,3 @@ def rating_snapshots(
             )
             for r in conn.execute(query).mappings()
         ]
-
-
-def save_schedule(
-    engine: Engine,
-    name: str,
-    cron: str,
-    tournament_file: str,
-    args: Mapping[str, Any] | None = None,
-    enabled: bool = True,
-    interval_s: float | None = None,
-) -> None:
-    """Create or replace the schedule `name` (its run times and lease are kept). An
-    interval schedule has `interval_s` set and an empty `cron`."""
-    values = {
-        "cron": cron,
-        "tournament_file": tournament_file,
-        "args_json": json.dumps(dict(args or {}), sort_keys=True),
-        "enabled": enabled,
-        "interval_s": interval_s,
-    }
-    with write_engine(engine).begin() as conn:
-        found = conn.execute(select(SCHEDULES.c.id).where(SCHEDULES.c.name == name)).scalar()
-        if found is None:
-            conn.execute(SCHEDULES.insert(), {"name": name, "created_at": t.utcnow(), **values})
-        else:
-            conn.execute(SCHEDULES.update().where(SCHEDULES.c.id == found).values(**values))
-
-
-def mark_schedule_run(
-    engine: Engine, name: str, last_run_at: datetime, next_run_at: datetime | None
-) -> None:
-    with write_engine(engine).begin() as conn:
-        conn.execute(
-            SCHEDULES.update()
-            .where(SCHEDULES.c.name == name)
-            .values(last_run_at=last_run_at, next_run_at=next_run_at)
-        )
-
-
-def schedules(engine: Engine) -> list[ScheduleRecord]:
-    with engine.connect() as conn:
-        rows = conn.execute(select(SCHEDULES).order_by(SCHEDULES.c.name)).mappings()
-        return [
-            ScheduleRecord(
-                r["name"], r["cron"], r["tournament_file"], json.loads(r["args_json"]),
-                bool(r["enabled"]), r["last_run_at"], r["next_run_at"], r["interval_s"],
-                r["lease_owner"], r["lease_until"],
-            )
-            for r in rows
-        ]
-
-
-def delete_schedule(engine: Engine, name: str) -> bool:
-    with write_engine(engine).begin() as conn:
-        return conn.execute(SCHEDULES.delete().where(SCHEDULES.c.name == name)).rowcount > 0

@@ -24,7 +24,8 @@ from arena.storage import Store, sqlite_url
 from arena.storage.live import scheduler_beats
 from arena.storage.queries import match_counts
 from arena.storage.schedule_runs import ScheduleRunRecord, acquire_lease, schedule_runs
-from arena.storage.snapshots import mark_schedule_run, rating_snapshots, schedules
+from arena.storage.schedules import mark_schedule_run, schedules
+from arena.storage.snapshots import rating_snapshots
 from arena.tournaments.recurring.cli import main as recurring_main
 from arena.tournaments.recurring.runner import MANUAL, run_schedule, run_seed
 from arena.tournaments.recurring.schedules import ScheduleError, add_schedule, parse_cron

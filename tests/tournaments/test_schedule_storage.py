@@ -18,7 +18,7 @@ from arena.storage.schedule_runs import (
     schedule_runs,
     start_schedule_run,
 )
-from arena.storage.snapshots import save_schedule, schedules
+from arena.storage.schedules import save_schedule, schedules
 
 
 def test_a_version_1_database_is_upgraded_keeping_its_schedules(tmp_path: Path) -> None:

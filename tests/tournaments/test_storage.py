@@ -297,14 +297,8 @@ def test_two_processes_write_one_sqlite_file_without_locking_errors(tmp_path: Pa
 def test_rating_snapshots_and_schedules_round_trip(store: Store) -> None:
     from datetime import timedelta
 
-    from arena.storage.snapshots import (
-        delete_schedule,
-        mark_schedule_run,
-        rating_snapshots,
-        save_rating_snapshot,
-        save_schedule,
-        schedules,
-    )
+    from arena.storage.schedules import delete_schedule, mark_schedule_run, save_schedule, schedules
+    from arena.storage.snapshots import rating_snapshots, save_rating_snapshot
 
     ids = make_ids(store)
     save_rating_snapshot(store.engine, ids["tournament"], "bradley_terry", {"alice": 1012.5})

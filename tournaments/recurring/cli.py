@@ -93,7 +93,7 @@ def list_command(db: DbOption = None) -> None:
     """List the schedules with their last run and next run times."""
     from arena.storage import Store
     from arena.storage.schedule_runs import schedule_runs
-    from arena.storage.snapshots import schedules
+    from arena.storage.schedules import schedules
     from arena.tournaments.recurring.schedules import describe_trigger, next_run_time
 
     store = Store.open(db, create=False)

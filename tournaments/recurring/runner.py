@@ -38,7 +38,7 @@ from arena.storage.schedule_runs import (
     schedule_runs,
     start_schedule_run,
 )
-from arena.storage.snapshots import ScheduleRecord, mark_schedule_run
+from arena.storage.schedules import ScheduleRecord, mark_schedule_run
 from arena.storage.tables import utcnow
 from arena.tournaments.config import TournamentConfig, load_tournament
 from arena.tournaments.executor import RunSummary

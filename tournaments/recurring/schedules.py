@@ -29,12 +29,7 @@ from sqlalchemy import Engine
 from arena.errors import ArenaError, UnknownNameError
 from arena.registry import Registry
 from arena.specs import NAME_RE
-from arena.storage.snapshots import (
-    ScheduleRecord,
-    delete_schedule,
-    save_schedule,
-    schedules,
-)
+from arena.storage.schedules import ScheduleRecord, delete_schedule, save_schedule, schedules
 from arena.tournaments.config import load_tournament
 from arena.tournaments.prepare import prepare_tournament
 

@@ -34,7 +34,7 @@ from arena.registry import Registry
 from arena.storage import Store
 from arena.storage.live import write_scheduler_beat
 from arena.storage.schedule_runs import note_next_run
-from arena.storage.snapshots import ScheduleRecord, schedules
+from arena.storage.schedules import ScheduleRecord, schedules
 from arena.storage.tables import utcnow
 from arena.tournaments.recurring.runner import LEASE_S, SCHEDULED, process_owner, run_schedule
 from arena.tournaments.recurring.schedules import describe_trigger, trigger_for
