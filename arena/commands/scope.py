@@ -81,6 +81,9 @@ def grow_command(
     maps: Annotated[
         int, typer.Option(min=2, max=10_000, help="finetune oracle: evaluation maps.")
     ] = 8,
+    runs: Annotated[
+        int, typer.Option(min=1, max=1000, help="finetune oracle: fine-tuning runs per game.")
+    ] = 3,
     opponent: Annotated[
         str | None, typer.Option(help="finetune oracle: the other roles' player.")
     ] = None,
@@ -107,7 +110,7 @@ def grow_command(
 
         setting = TransferSetting(
             player=player, finetuner=finetuner, budget_tokens=budget_tokens, maps=maps,
-            seed=seed, judge=judge, opponent=opponent,
+            runs=runs, seed=seed, judge=judge, opponent=opponent,
         )
         setting.check()
     check_oracle(oracle, setting)

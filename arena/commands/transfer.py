@@ -67,15 +67,18 @@ def _cell(record: TransferRecord) -> Text:
 def render_verdicts(matrix: TransferMatrix) -> Table:
     """S_G before and after fine-tuning on G, the gain's interval and Def. 35's verdict."""
     level = round(100 * matrix.setting.level)
-    table = Table(title="Fine-tuning playability (Def. 35)")
+    table = Table(title=f"Fine-tuning playability (Def. 35), {matrix.setting.runs} runs x "
+                  f"{matrix.setting.maps} maps, intervals over runs then maps")
+    runs = matrix.setting.runs
     for column in ("game", "S_G(M)", "S_G(F_G[M])", "gain", f"{level}% interval", "playable",
-                   "tokens"):
+                   "runs agreeing", "tokens"):
         table.add_column(column, overflow="fold")
-    for v in matrix.verdicts:
+    agreeing = matrix.agreeing or (None,) * len(matrix.verdicts)
+    for v, n in zip(matrix.verdicts, agreeing, strict=True):
         table.add_row(
             Text(v.game), f"{v.score_before:.3f}", f"{v.score_after:.3f}",
             f"{v.score_after - v.score_before:+.3f}", _interval(v.gain_low, v.gain_high),
-            "yes" if v.playable else "no", str(v.tokens),
+            "yes" if v.playable else "no", "?" if n is None else f"{n} of {runs}", str(v.tokens),
         )
     return table
 
@@ -115,6 +118,10 @@ def transfer_command(
         int, typer.Option(min=2, max=10_000, help="K: evaluation maps per game (intervals are "
                           "over maps).")
     ] = 8,
+    runs: Annotated[
+        int, typer.Option(min=1, max=1000, help="R: fine-tuning runs per game (seeds differ; "
+                          "runs already stored are reused).")
+    ] = 3,
     seed: Annotated[int, typer.Option(help="Maps, fine-tuning and bootstrap seed.")] = 0,
     judge: Annotated[str, typer.Option(help="Judge spec, e.g. bundled or ngram.")] = "bundled",
     opponent: Annotated[
@@ -148,8 +155,8 @@ def transfer_command(
     registry = Registry.load()
     setting = TransferSetting(
         player=player, finetuner=finetuner, budget_tokens=budget_tokens,
-        budget_steps=budget_steps, maps=maps, seed=seed, judge=judge, opponent=opponent,
-        resamples=resamples, level=level,
+        budget_steps=budget_steps, maps=maps, runs=runs, seed=seed, judge=judge,
+        opponent=opponent, resamples=resamples, level=level,
     )
     setting.check()
     loaded = [load_game_ref(g, registry) for g in games]

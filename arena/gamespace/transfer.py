@@ -21,6 +21,7 @@ import asyncio
 import hashlib
 import json
 import shutil
+import statistics
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
@@ -30,13 +31,20 @@ from arena.errors import ConfigError
 from arena.gamespace.evaluate import anonymous, game_scores
 from arena.gamespace.finetune import MIN_STEPS, steps_warning
 from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
-from arena.gamespace.transfer_math import LEVEL, RESAMPLES, gain, transfer_value
+from arena.gamespace.transfer_math import (
+    LEVEL,
+    RESAMPLES,
+    gain,
+    runs_gain,
+    runs_transfer_value,
+)
 from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame, load_game_text
 from arena.protocols.finetune import FineTuneRequest
 from arena.protocols.judge import Judge
 from arena.redaction import redact
 from arena.registry import Registry
+from arena.runtime.seeds import derive_seed
 from arena.storage import Database
 from arena.storage import transfers as store
 from arena.storage.transfers import TransferRecord, VerdictRecord
@@ -45,6 +53,7 @@ RECORD_FILE = "finetune.json"  # written last by a fine-tuner run that completed
 
 Progress = Callable[[str], None]
 METHOD = 2  # 2: name-free evaluation, Def. 37 needs both games playable
+DEFAULT_RUNS = 3  # R: fine-tuning runs per game (intervals over runs, then maps)
 DEFAULT_BUDGET_TOKENS = 250_000  # about MIN_STEPS (8) steps of single_text, batch 8
 
 
@@ -65,6 +74,8 @@ class TransferSetting:
         judge: the judge spec that scores every move.
         opponent: the player of the other roles (default: `player`), frozen.
         resamples, level: the bootstrap's resamples and confidence level.
+        runs: R, fine-tuning runs per game (seeds `run_seed(r)`); intervals are two-level
+            bootstrap intervals over runs, then maps.
         method: the measurement method's version; rows stored by an older method (whose
             numbers depended on the game's name, or gave a value to an unplayable target)
             are keyed apart and never reused.
@@ -73,7 +84,6 @@ class TransferSetting:
     player: str
     finetuner: str = "reinforce"
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
-    budget_steps: int | None = None
     maps: int = 8
     seed: int = 0
     judge: str = "bundled"
@@ -81,6 +91,8 @@ class TransferSetting:
     resamples: int = RESAMPLES
     level: float = LEVEL
     method: int = METHOD
+    runs: int = DEFAULT_RUNS
+    budget_steps: int | None = None
 
     def public(self) -> dict[str, object]:
         """The setting with secrets in its specs redacted (what is stored and shown)."""
@@ -95,6 +107,22 @@ class TransferSetting:
     def sha256(self) -> str:
         return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()
 
+    def run_json(self, run: int) -> str:
+        """The setting of fine-tuning run `run` alone: R left out (so adding runs keeps the
+        runs already measured), the run's index in."""
+        public = {k: v for k, v in self.public().items() if k != "runs"}
+        public["run"] = run
+        return json.dumps(public, sort_keys=True, separators=(",", ":"))
+
+    def run_sha256(self, run: int) -> str:
+        """What run `run`'s stored verdicts and model folders are keyed by."""
+        return hashlib.sha256(self.run_json(run).encode("utf-8")).hexdigest()
+
+    def run_seed(self, run: int) -> int:
+        """The fine-tuning seed of run `run` (run 0: `seed` itself). Evaluation maps stay
+        those of `seed` for every run, so the runs are paired map by map."""
+        return self.seed if run == 0 else derive_seed("gamespace-run", self.seed, run)
+
     def check(self) -> None:
         """`ConfigError` for numbers no measurement can use."""
         if self.budget_tokens < 1:
@@ -106,6 +134,11 @@ class TransferSetting:
             raise ConfigError(
                 f"The fine-tuning step budget must be at least 1 step, got "
                 f"{self.budget_steps}. Give e.g. --budget-steps {MIN_STEPS}, or leave it out."
+            )
+        if self.runs < 1:
+            raise ConfigError(
+                f"At least 1 fine-tuning run is needed, got runs={self.runs}. Give e.g. "
+                f"--runs {DEFAULT_RUNS}."
             )
         if self.maps < 2:
             raise ConfigError(
@@ -133,6 +166,7 @@ class TransferMatrix:
     setting: TransferSetting
     verdicts: tuple[VerdictRecord, ...]
     values: tuple[TransferRecord, ...]
+    agreeing: tuple[int, ...] = ()  # per verdict: runs whose own verdict is the same
 
     def value(self, source: str, target: str) -> TransferRecord:
         """V_source(target), by game name."""
@@ -143,7 +177,11 @@ class TransferMatrix:
         return {
             "setting": self.setting.public(),
             "setting_sha256": self.setting.sha256,
-            "verdicts": [_public(asdict(v)) for v in self.verdicts],
+            "verdicts": [
+                {**_public(asdict(v)), "runs": self.setting.runs, "runs_agreeing": n}
+                for v, n in zip(self.verdicts, self.agreeing or [None] * len(self.verdicts),
+                                strict=True)
+            ],
             "transfers": [_public(asdict(v)) for v in self.values],
         }
 
@@ -158,9 +196,12 @@ def _public(row: dict[str, object]) -> dict[str, object]:
 class FineTuneOracle:
     """The `TransferOracle` of scope growth, measured for real and cached in the database.
 
-    Fine-tunes at most once per game and setting (memory, then the database row and its
-    model folder); evaluates each (player, game) once per oracle. `engine` None keeps
-    results in memory only.
+    R = `setting.runs` fine-tuning runs per game (run r tunes with `run_seed(r)`, on the
+    same K evaluation maps). Each run is stored on its own, under `setting.run_sha256(r)`
+    (which does not depend on R), with its model folder: asking for more runs later tunes
+    only the new ones. The combined verdict and value (two-level bootstrap, runs then maps,
+    `arena.gamespace.transfer_math.runs_gain`) are stored under `setting.sha256`.
+    Evaluates each (player, game) once per oracle. `engine` None keeps results in memory.
     """
 
     def __init__(
@@ -175,15 +216,16 @@ class FineTuneOracle:
         self.models_dir = models_dir
         self._report = progress or (lambda message: None)
         self._scores: dict[tuple[str, str], list[float]] = {}
-        self._verdicts: dict[str, VerdictRecord] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._verdicts: dict[tuple[str, str], VerdictRecord] = {}  # (setting sha, game sha)
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tuner = registry.create_finetuner(setting.finetuner)
         self.warnings: list[str] = []  # one sentence per tuning with too few steps
+        self.agreement: dict[str, tuple[int, int]] = {}  # game sha -> (runs agreeing, R)
 
     # --- the TransferOracle protocol -----------------------------------------------------
 
     async def transfer(self, source: GameText, target: GameText) -> Estimate:
-        """V_source(target) (Def. 37); `UNDEFINED` (NaN) when the source is not playable."""
+        """V_source(target) (Def. 37); `UNDEFINED` (NaN) unless both games are playable."""
         record = await self.transfer_record(loaded_from(source), loaded_from(target))
         if record.value is None or record.low is None or record.high is None:
             return UNDEFINED
@@ -208,22 +250,52 @@ class FineTuneOracle:
             )
         verdicts = [await self.verdict(g) for g in games]
         values = [await self.transfer_record(s, t) for s in games for t in games]
-        return TransferMatrix(self.setting, tuple(verdicts), tuple(values))
+        agreeing = tuple(self.agreement.get(k, (0, self.setting.runs))[0] for k in keys)
+        return TransferMatrix(self.setting, tuple(verdicts), tuple(values), agreeing)
 
-    async def verdict(self, game: LoadedGame) -> VerdictRecord:
-        """Fine-tune M on `game` (once) and measure Def. 35's gain."""
+    async def run_verdict(self, game: LoadedGame, run: int) -> VerdictRecord:
+        """Run `run`: fine-tune M on `game` with the run's seed (once) and measure the gain
+        on the K evaluation maps (its interval: over maps only)."""
+        sha = self.setting.run_sha256(run)
         key = game_sha256(game.source)
-        async with self._locks.setdefault(key, asyncio.Lock()):
-            known = self._verdicts.get(key) or self._stored_verdict(key)
+        async with self._locks.setdefault((sha, key), asyncio.Lock()):
+            known = self._verdicts.get((sha, key)) or self._stored_verdict(sha, key)
             if known is None:
-                known = await self._tune_and_measure(game, key)
-            self._verdicts[key] = known
+                known = await self._tune_and_measure(game, key, run)
+            self._verdicts[(sha, key)] = known
             return known
 
+    async def verdict(self, game: LoadedGame) -> VerdictRecord:
+        """Def. 35 over R runs x K maps (each run tuned once, then read back)."""
+        setting, key = self.setting, game_sha256(game.source)
+        runs = [await self.run_verdict(game, r) for r in range(setting.runs)]
+        combined = self._verdicts.get((setting.sha256, key)) or self._stored_verdict(
+            setting.sha256, key
+        )
+        measured = runs_gain(
+            runs[0].scores_before, [r.scores_after for r in runs], seed=setting.seed,
+            resamples=setting.resamples, level=setting.level,
+        )
+        self.agreement[key] = (measured.agreeing, setting.runs)
+        if combined is None:
+            after = [statistics.fmean(column) for column in zip(
+                *(r.scores_after for r in runs), strict=True
+            )]
+            combined = VerdictRecord(
+                setting.sha256, setting.to_json(), game.name, key, measured.gain.before,
+                measured.gain.after, measured.gain.gain.low, measured.gain.gain.high,
+                measured.playable, sum(r.tokens for r in runs), runs[0].model_path,
+                tuple(runs[0].scores_before), tuple(after),
+            )
+            if self.engine is not None:
+                store.save_verdict(self.engine, combined)
+        self._verdicts[(setting.sha256, key)] = combined
+        return combined
+
     async def transfer_record(self, source: LoadedGame, target: LoadedGame) -> TransferRecord:
-        """V_source(target), measured once per setting (then read back); undefined unless
-        both games are playable (Def. 37; the target is fine-tuned on too when the source
-        is playable)."""
+        """V_source(target) over R runs x K maps, measured once per setting (then read
+        back); undefined unless both games are playable (Def. 37; the target is fine-tuned
+        on too when the source is playable)."""
         setting = self.setting
         source_key, target_key = game_sha256(source.source), game_sha256(target.source)
         if self.engine is not None:
@@ -234,23 +306,30 @@ class FineTuneOracle:
         target_playable = True if source_key == target_key else (
             (await self.verdict(target)).playable if tuned.playable else True
         )
+        source_runs = [await self.run_verdict(source, r) for r in range(setting.runs)]
         if source_key == target_key:
-            before, after = list(tuned.scores_before), list(tuned.scores_after)
+            before = list(source_runs[0].scores_before)
+            afters = [list(r.scores_after) for r in source_runs]
         else:
             before = await self.scores(setting.player, target)
-            after = await self.scores(await self._tuned_player(source, tuned), target)
-        estimate = transfer_value(
-            tuned.scores_before, tuned.scores_after, before, after, seed=setting.seed,
-            resamples=setting.resamples, level=setting.level, target_playable=target_playable,
+            afters = [
+                await self.scores(await self._tuned_player(source, run, r), target)
+                for r, run in enumerate(source_runs)
+            ]
+        estimate = runs_transfer_value(
+            source_runs[0].scores_before, [r.scores_after for r in source_runs], before, afters,
+            seed=setting.seed, resamples=setting.resamples, level=setting.level,
+            target_playable=target_playable,
         )
         interval = estimate.value
+        mean_after = [statistics.fmean(column) for column in zip(*afters, strict=True)]
         record = TransferRecord(
             setting.sha256, source.name, source_key, target.name, target_key,
             None if interval is None else interval.value,
             None if interval is None else interval.low,
             None if interval is None else interval.high,
             estimate.target_before, estimate.target_after, estimate.reason,
-            tuple(before), tuple(after),
+            tuple(before), tuple(mean_after),
         )
         if self.engine is not None:
             store.save_transfer(self.engine, record)
@@ -276,40 +355,42 @@ class FineTuneOracle:
     def _progress(self, message: str) -> None:
         self._report(redact(message))
 
-    def _stored_verdict(self, key: str) -> VerdictRecord | None:
+    def _stored_verdict(self, sha: str, key: str) -> VerdictRecord | None:
         if self.engine is None:
             return None
-        return store.verdict(self.engine, self.setting.sha256, key)
+        return store.verdict(self.engine, sha, key)
 
     def _stored_base_scores(self, key: str) -> list[float] | None:
-        known = self._verdicts.get(key) or self._stored_verdict(key)
+        sha = self.setting.run_sha256(0)
+        known = self._verdicts.get((sha, key)) or self._stored_verdict(sha, key)
         return list(known.scores_before) if known is not None else None
 
-    def _model_dir(self, key: str) -> Path:
-        return self.models_dir / self.setting.sha256[:16] / key[:16]
+    def _model_dir(self, key: str, run: int) -> Path:
+        return self.models_dir / self.setting.run_sha256(run)[:16] / key[:16]
 
-    async def _tuned_player(self, game: LoadedGame, verdict: VerdictRecord) -> str:
-        """F_G[M]'s spec: the kept model, or (when its folder is gone) tuned again."""
+    async def _tuned_player(self, game: LoadedGame, verdict: VerdictRecord, run: int) -> str:
+        """F_G[M]'s spec for run `run`: the kept model, or (when its folder is gone) tuned
+        again."""
         folder = Path(verdict.model_path) if verdict.model_path else None
         if folder is not None and (folder / RECORD_FILE).is_file():
             return _tuned_spec(self.setting.player, folder)
-        self._progress(f"the tuned model of {game.name} is gone; fine-tuning again")
-        return await self._finetune(game, self._model_dir(game_sha256(game.source)))
+        self._progress(f"the tuned model of {game.name} (run {run}) is gone; fine-tuning again")
+        return await self._finetune(game, self._model_dir(game_sha256(game.source), run), run)
 
-    async def _finetune(self, game: LoadedGame, out: Path) -> str:
+    async def _finetune(self, game: LoadedGame, out: Path, run: int) -> str:
         if out.exists() and not (out / RECORD_FILE).is_file():
             shutil.rmtree(out)  # a run killed before it finished: start it again
         if (out / RECORD_FILE).is_file():
             return _tuned_spec(self.setting.player, out)
         setting = self.setting
         self._progress(
-            f"fine-tuning {setting.player} on {game.name} ({setting.finetuner}, "
-            f"{setting.budget_tokens} tokens)"
+            f"fine-tuning {setting.player} on {game.name} (run {run + 1} of {setting.runs}, "
+            f"{setting.finetuner}, {setting.budget_tokens} tokens)"
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         result = await self._tuner.finetune(FineTuneRequest(
-            setting.player, anonymous(game), self.judge, setting.budget_tokens, setting.seed, out,
-            self.registry, max_steps=setting.budget_steps,
+            setting.player, anonymous(game), self.judge, setting.budget_tokens,
+            setting.run_seed(run), out, self.registry, max_steps=setting.budget_steps,
         ))
         warning = steps_warning(game.name, result.steps, result.tokens, setting.budget_tokens)
         if warning is not None:
@@ -317,16 +398,17 @@ class FineTuneOracle:
             self._progress(warning)
         return result.player
 
-    async def _tune_and_measure(self, game: LoadedGame, key: str) -> VerdictRecord:
+    async def _tune_and_measure(self, game: LoadedGame, key: str, run: int) -> VerdictRecord:
         setting = self.setting
-        folder = self._model_dir(key)
-        tuned = await self._finetune(game, folder)
+        folder = self._model_dir(key, run)
+        tuned = await self._finetune(game, folder, run)
         before = await self.scores(setting.player, game)
         after = await self.scores(tuned, game)
         measured = gain(before, after, seed=setting.seed, resamples=setting.resamples,
                         level=setting.level)
+        sha = setting.run_sha256(run)
         record = VerdictRecord(
-            setting.sha256, setting.to_json(), game.name, key, measured.before,
+            sha, setting.run_json(run), game.name, key, measured.before,
             measured.after, measured.gain.low, measured.gain.high, measured.playable,
             _tokens(folder), str(folder.resolve()), tuple(before), tuple(after),
         )

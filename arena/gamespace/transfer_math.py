@@ -165,3 +165,134 @@ def transfer_value(
 __all__ = [
     "LEVEL", "RESAMPLES", "Gain", "Interval", "TransferEstimate", "gain", "transfer_value",
 ]
+
+
+# --- R fine-tuning runs x K maps: the two-level bootstrap ---------------------------------
+
+
+def _runs_arrays(before: Sequence[float], after: Sequence[Sequence[float]]) -> tuple[Array, Array]:
+    b = np.asarray(before, dtype=np.float64)
+    a = np.asarray([list(run) for run in after], dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] != b.shape[0]:
+        raise ConfigError(
+            f"Scores of R fine-tuning runs need one list of {b.shape[0]} map scores per run, "
+            f"got shape {a.shape}. Evaluate every run on the same maps."
+        )
+    if b.shape[0] < 2:
+        raise ConfigError(
+            "A bootstrap interval over maps needs at least 2 evaluation maps. Give maps >= 2."
+        )
+    return b, a
+
+
+Indices = NDArray[np.int64]
+
+
+def _draws(runs: int, maps: int, seed: int, resamples: int) -> tuple[Indices, Indices]:
+    """Two-level resampling indices: runs with replacement, then, for each drawn run, maps
+    with replacement (the same map draw is applied to every game's scores: paired)."""
+    rng = np.random.default_rng(seed)
+    run_idx = rng.integers(0, runs, size=(resamples, runs))
+    map_idx = rng.integers(0, maps, size=(resamples, runs, maps))
+    return run_idx, map_idx
+
+
+def _run_gains(
+    before: Array, after: Array, run_idx: Indices, map_idx: Indices
+) -> Array:
+    """Per resample: the mean over drawn runs and their drawn maps of after - before."""
+    diff = after - before[None, :]
+    picked = diff[run_idx[:, :, None], map_idx]
+    return np.asarray(picked.mean(axis=(1, 2)))
+
+
+def _percentiles(values: Array, level: float) -> tuple[float, float]:
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class RunsGain:
+    """Def. 35 over R fine-tuning runs x K maps: the gain's two-level interval and how many
+    runs, judged alone (their own map bootstrap), reach the same verdict."""
+
+    gain: Gain
+    run_gains: tuple[Interval, ...]
+
+    @property
+    def playable(self) -> bool:
+        return self.gain.playable
+
+    @property
+    def agreeing(self) -> int:
+        """Runs whose own verdict equals the combined one."""
+        return sum(run.above_zero() == self.playable for run in self.run_gains)
+
+
+def runs_gain(
+    before: Sequence[float], after: Sequence[Sequence[float]], *, seed: int = 0,
+    resamples: int = RESAMPLES, level: float = LEVEL,
+) -> RunsGain:
+    """The gain over R runs: point value the mean over runs and maps, interval from the
+    two-level bootstrap (runs, then maps), so the fine-tuning's own randomness widens it."""
+    b, a = _runs_arrays(before, after)
+    run_idx, map_idx = _draws(a.shape[0], b.shape[0], seed, resamples)
+    low, high = _percentiles(_run_gains(b, a, run_idx, map_idx), level)
+    point = float((a - b[None, :]).mean())
+    combined = Gain(float(b.mean()), float(a.mean()), Interval(point, low, high))
+    runs = tuple(
+        gain(before, list(run), seed=seed, resamples=resamples, level=level).gain
+        for run in a
+    )
+    return RunsGain(combined, runs)
+
+
+def runs_transfer_value(
+    source_before: Sequence[float], source_after: Sequence[Sequence[float]],
+    target_before: Sequence[float], target_after: Sequence[Sequence[float]], *,
+    seed: int = 0, resamples: int = RESAMPLES, level: float = LEVEL,
+    target_playable: bool = True,
+) -> TransferEstimate:
+    """V_G1(G2) over R runs x K maps: the ratio of the two mean gains (run r's tuned model
+    at G1 and at G2 share run r's draw, map i is map i in both), with the two-level interval;
+    undefined as `transfer_value` says (source or target not playable)."""
+    sb, sa = _runs_arrays(source_before, source_after)
+    tb, ta = _runs_arrays(target_before, target_after)
+    if sa.shape != ta.shape:
+        raise ConfigError(
+            f"Source and target scores come from different runs or maps ({sa.shape} vs "
+            f"{ta.shape}). Evaluate every run of the source at the target on the same maps."
+        )
+    run_idx, map_idx = _draws(sa.shape[0], sb.shape[0], seed, resamples)
+    source_draws = _run_gains(sb, sa, run_idx, map_idx)
+    target_draws = _run_gains(tb, ta, run_idx, map_idx)
+    source_point = float((sa - sb[None, :]).mean())
+    target_point = float((ta - tb[None, :]).mean())
+    source = Interval(source_point, *_percentiles(source_draws, level))
+    target = Interval(target_point, *_percentiles(target_draws, level))
+    before, after = float(tb.mean()), float(ta.mean())
+    if not source.above_zero():
+        where = "contains 0" if source.high >= 0.0 else "lies below 0"
+        reason = (
+            f"undefined: the fine-tuning gain on the source game ({source.value:+.3g}, "
+            f"interval [{source.low:.3g}, {source.high:.3g}] over runs and maps) {where}"
+        )
+        return TransferEstimate(None, before, after, target, reason)
+    if not target_playable:
+        reason = (
+            "undefined: the target game is not playable (its own fine-tuning gain interval "
+            "is not above 0; Def. 37 is stated for two playable games)"
+        )
+        return TransferEstimate(None, before, after, target, reason)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = target_draws / source_draws
+    if not np.all(np.isfinite(ratios)):
+        return TransferEstimate(
+            None, before, after, target, "undefined: some resamples of the source gain are 0"
+        )
+    value = Interval(target_point / source_point, *_percentiles(ratios, level))
+    return TransferEstimate(value, before, after, target)
+
+
+__all__ += ["RunsGain", "runs_gain", "runs_transfer_value"]

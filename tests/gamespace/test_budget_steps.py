@@ -62,7 +62,7 @@ async def test_the_oracle_warns_when_the_budget_buys_too_few_steps(tmp_path: Pat
     model = tg.save_long_context_model(tmp_path / "tiny")
     setting = TransferSetting(
         tg.player_spec(model), "reinforce?lr=1e-2&batch=2&temperature=1", budget_tokens=100,
-        maps=2, judge="ngram",
+        maps=2, judge="ngram", runs=1,
     )
     lines: list[str] = []
     async with open_oracle(setting, engine=None, models_dir=tmp_path / "m",

@@ -10,7 +10,7 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.gamespace.oracle import UNDEFINED, Estimate
-from arena.gamespace.transfer_math import gain, transfer_value
+from arena.gamespace.transfer_math import gain, runs_gain, runs_transfer_value, transfer_value
 
 BEFORE = [-10.0, -12.0, -9.0, -11.0, -10.5, -8.0]
 AFTER = [-6.0, -7.5, -5.0, -6.5, -7.0, -4.0]  # better on every map
@@ -115,3 +115,31 @@ def test_def_37_needs_a_playable_target_too() -> None:
     v = transfer_value(BEFORE, AFTER, BEFORE, after, seed=1, target_playable=False)
     assert not v.defined and "target game is not playable" in v.reason
     assert v.target_after > v.target_before  # the measurement is kept
+
+
+def test_the_two_level_interval_sees_a_run_that_did_not_learn() -> None:
+    """Issue 19 item 2: resampling maps only (of the runs' mean) is overconfident when the
+    fine-tuning runs disagree; resampling runs, then maps, is not."""
+    before = [0.0, 0.1, -0.1, 0.2, -0.2, 0.0, 0.1, -0.1]
+    learned = [b + 5.0 for b in before]
+    runs = [learned, learned, [b - 5.0 for b in before]]
+    mean_after = [sum(col) / 3 for col in zip(*runs, strict=True)]
+    assert gain(before, mean_after, seed=0).playable  # maps only: falsely sure
+    measured = runs_gain(before, runs, seed=0)
+    assert not measured.playable and measured.gain.gain.low < 0 < measured.gain.gain.high
+    assert measured.agreeing == 1  # two runs alone say playable, one says not
+    agreed = runs_gain(before, [learned, learned, learned], seed=0)
+    assert agreed.playable and agreed.agreeing == 3
+
+
+def test_the_two_level_transfer_value_of_a_copy_contains_one() -> None:
+    rng = np.random.default_rng(5)
+    before = rng.normal(0, 1, 8)
+    source = [before + 2 + rng.normal(0, 0.5, 8) for _ in range(3)]
+    target = [s.copy() for s in source]  # a copy with name-free evaluation: the same scores
+    v = runs_transfer_value(before, source, before, target, seed=1)
+    assert v.value is not None and v.value.low <= 1.0 <= v.value.high
+    undefined = runs_transfer_value(before, source, before, target, target_playable=False)
+    assert undefined.value is None and "not playable" in undefined.reason
+    with pytest.raises(ConfigError, match="different runs or maps"):
+        runs_transfer_value(before, source, before, target[:2])

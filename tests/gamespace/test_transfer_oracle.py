@@ -37,7 +37,8 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def setting(model: Path) -> TransferSetting:
     return TransferSetting(
-        tg.player_spec(model), tg.FINETUNER, tg.BUDGET, tg.MAPS, seed=0, judge="ngram"
+        tg.player_spec(model), tg.FINETUNER, tg.BUDGET, maps=tg.MAPS, seed=0, judge="ngram",
+        runs=tg.RUNS,
     )
 
 
@@ -82,10 +83,11 @@ async def test_verdicts_follow_def_35(measured: tuple[TransferMatrix, Log]) -> N
         assert learnable.playable and learnable.gain_low > 0
         assert learnable.score_after > learnable.score_before
         assert len(set(learnable.scores_before)) > 1  # the maps differ: a real interval
-        assert tg.BUDGET <= learnable.tokens < 2 * tg.BUDGET
+        assert tg.RUNS * tg.BUDGET <= learnable.tokens < 2 * tg.RUNS * tg.BUDGET  # all runs
     assert not fixed.playable and fixed.score_after == fixed.score_before
     assert (fixed.gain_low, fixed.gain_high) == (0.0, 0.0)
-    assert sum("fine-tuning" in line for line in log.lines) == 3  # once per game
+    assert sum(line.startswith("fine-tuning ") for line in log.lines) == 3 * tg.RUNS  # once per run
+    assert matrix.agreeing[:2] == (tg.RUNS, tg.RUNS)
 
 
 async def test_a_renamed_copy_transfers_about_one(measured: tuple[TransferMatrix, Log]) -> None:
@@ -123,9 +125,12 @@ async def test_everything_is_stored_and_read_back_without_tuning_again(
     try:
         assert stored.verdicts(store.engine, setting.sha256) == list(matrix.verdicts)
         assert stored.transfers(store.engine, setting.sha256) == list(matrix.values)
-        [summary] = stored.settings(store.engine)
+        [summary] = [x for x in stored.settings(store.engine)
+                     if x.setting_sha256 == setting.sha256]
         assert (summary.games, summary.transfers) == (3, 9)
-        assert '"budget_tokens":30000' in summary.setting_json
+        for run in range(tg.RUNS):  # each run is stored on its own, for incremental runs
+            assert len(stored.verdicts(store.engine, setting.run_sha256(run))) == 3
+        assert f'"budget_tokens":{tg.BUDGET}' in summary.setting_json
         log = Log()
         async with open_oracle(setting, engine=store.engine, models_dir=models_dir,
                                progress=log) as oracle:
@@ -153,7 +158,7 @@ async def test_a_new_pair_reuses_the_kept_model(
         [plain, _, fixed] = tg.games()
         record = await oracle.transfer_record(plain, fixed)
     assert record.value is None and record.source_sha256 == game_sha256(plain.source)
-    assert log.lines and not any("fine-tuning" in line for line in log.lines)
+    assert log.lines and not any(line.startswith("fine-tuning ") for line in log.lines)
 
 
 async def test_bad_settings_fail_before_any_model_loads(setting: TransferSetting) -> None:
@@ -192,3 +197,27 @@ def test_the_stored_setting_never_holds_a_secret() -> None:
     other_key = TransferSetting("hf:bundled", opponent=spec.replace("sk-abc", "sk-xyz"))
     assert other_key.sha256 == setting.sha256  # a key does not change what is measured
     assert TransferSetting("hf:bundled", maps=9).sha256 != TransferSetting("hf:bundled").sha256
+
+
+async def test_adding_a_run_tunes_only_the_new_run(
+    measured: tuple[TransferMatrix, Log], setting: TransferSetting, db: str, models_dir: Path,
+) -> None:
+    """Issue 19 item 2: per-run results are cached, so R + 1 runs cost one more tuning per
+    game; the intervals are over runs then maps and the agreement is reported."""
+    from dataclasses import replace
+
+    store, log = Store.open(db), Log()
+    more = replace(setting, runs=setting.runs + 1)
+    try:
+        async with open_oracle(more, engine=store.engine, models_dir=models_dir,
+                               progress=log) as oracle:
+            [plain, _, fixed] = tg.games()
+            verdict = await oracle.verdict(plain)
+            assert await oracle.verdict(fixed) and not (await oracle.verdict(fixed)).playable
+    finally:
+        store.close()
+    tuned = [line for line in log.lines if line.startswith("fine-tuning ")]
+    assert len(tuned) == 2 and all(f"run {more.runs} of {more.runs}" in t for t in tuned)
+    assert verdict.playable and verdict.setting_sha256 == more.sha256
+    assert oracle.agreement[game_sha256(plain.source)] == (more.runs, more.runs)
+    assert oracle.agreement[game_sha256(fixed.source)] == (more.runs, more.runs)

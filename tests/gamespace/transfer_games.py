@@ -36,8 +36,9 @@ reward(nex(s))
 """
 # greedy play (its expected score is a plain mean over maps); learning samples at 1
 FINETUNER = "reinforce?lr=1e-2&batch=4&temperature=1"
-BUDGET = 30_000  # about 20 episodes of ~1 540 prompt tokens
+BUDGET = 60_000  # about 10 steps of 4 episodes of ~1 540 prompt tokens (>= MIN_STEPS)
 MAPS = 8
+RUNS = 2  # fine-tuning runs per game (the tests keep it small; the default is 3)
 
 
 def games() -> list[LoadedGame]:
