@@ -15,6 +15,7 @@ from arena.tournaments.ratings import (
     pairwise_outcomes,
 )
 from arena.tournaments.ratings.bootstrap import MatchSampler
+from arena.tournaments.ratings.comparisons import ComparisonData
 from arena.tournaments.ratings.leaderboard import leaderboard_from_comparisons
 
 
@@ -42,7 +43,7 @@ def tournament(seed: int, n: int = 160) -> list[MatchRecord]:
     return out
 
 
-def as_rows(recs: list[MatchRecord]):  # type: ignore[no-untyped-def]
+def as_rows(recs: list[MatchRecord]) -> ComparisonData:
     """The earlier implementation: one row per pairwise outcome."""
     return build_comparisons(pairwise_outcomes(recs), [(r.match_id, r.game) for r in recs],
                              participants=[s.participant for r in recs for s in r.players])

@@ -59,3 +59,29 @@ def synthetic_matches(
         )
         out.append(MatchRecord(f"{prefix}{i:0{width}d}", game, "map0", seats, order=float(i)))
     return out
+
+
+def synthetic_eval_matches(
+    strengths: Mapping[str, float],
+    n_matches: int,
+    *,
+    games: Sequence[str] = ("game0",),
+    maps: int = 40,
+    seed: int = 0,
+) -> list[MatchRecord]:
+    """``n_matches`` eval-mode records: each a random participant on a random (game, map),
+    main role ``"main"`` against NPC ``"npc"``, scoring its strength plus a per-(game, map)
+    shift plus Gaussian noise (comparable matches share game, map and NPC)."""
+    rng = np.random.default_rng(seed)
+    names = sorted(strengths)
+    shift = rng.normal(0.0, 3.0, (len(games), maps))
+    width = len(str(max(n_matches - 1, 0)))
+    out = []
+    for i in range(n_matches):
+        g, m = int(rng.integers(len(games))), int(rng.integers(maps))
+        who = names[int(rng.integers(len(names)))]
+        score = strengths[who] + shift[g, m] + float(rng.normal())
+        seats = (SeatRecord("main", who, score), SeatRecord("other", "npc", 0.0, npc=True))
+        out.append(MatchRecord(f"e{i:0{width}d}", games[g], f"map{m}", seats, mode="eval",
+                               order=float(i)))
+    return out
