@@ -121,12 +121,25 @@ def dashboard_command(
     upgrade: Annotated[
         bool, typer.Option(help="First bring an older database to this arena's schema.")
     ] = False,
+    play: Annotated[
+        bool, typer.Option("--play", help="Also serve the play page (`arena play-server`, "
+                           "docs/play.md) on --play-port; the dashboard stays read-only.")
+    ] = False,
+    play_port: Annotated[int, typer.Option(min=1, max=65535, help="Port of the play page.")]
+    = 8600,
+    play_token: Annotated[
+        str | None, typer.Option(help="Token of the play page (required off loopback).")
+    ] = None,
 ) -> None:
     """Serve the live dashboard (read-only) over an arena database; Ctrl-C or SIGTERM
-    stops it and its Streamlit server."""
+    stops it and its Streamlit server (and the play page, with --play)."""
     from arena.storage import DB_ENV, Store, default_db_url
     from arena.storage.read_only import open_read_only
 
+    if play:  # a bad play option is told before anything else is checked
+        from arena.tournaments.play_server_cli import check_token
+
+        check_token(host, play_token)
     require_streamlit()
     script = app_script()
     if not script.is_file():
@@ -139,6 +152,11 @@ def dashboard_command(
         Store.open(url).close()
     open_read_only(url).dispose()  # a clear error now, before any server starts
     check_port(host, port)
+    player = None
+    if play:  # its own server and port: the dashboard's pages never write
+        from arena.tournaments.play_server_cli import start_play_server
+
+        player = start_play_server(host, play_port, url, play_token)
     typer.echo(f"Dashboard: http://{host}:{port}/  (database {shown_url(url)}; Ctrl-C stops it)")
     env = {**os.environ, DB_ENV: url}
     child = subprocess.Popen(streamlit_command(host, port), env=env)
@@ -146,7 +164,11 @@ def dashboard_command(
         code = child.wait()
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM (`arena.interrupts`)
         stop_child(child)
+        if player is not None:
+            stop_child(player)
         typer.echo(STOPPED, err=True)
         raise typer.Exit(130) from None
+    if player is not None:
+        stop_child(player)
     if code != 0:
         raise typer.Exit(code)

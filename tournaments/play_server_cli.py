@@ -1,6 +1,7 @@
 """`arena play-server`: people play seats in the browser (docs/play.md).
 
-Opt-in and separate from `arena dashboard`, whose pages stay read-only. It binds 127.0.0.1
+Opt-in and separate from the dashboard's pages, which stay read-only (`arena dashboard
+--play` starts this server beside them, on its own port). It binds 127.0.0.1
 unless `--host` says otherwise, and any other host needs `--token` (the page asks for it;
 it reaches the server process through its environment, not its command line). The server
 itself is `arena.dashboard.play`, started as a child process: tournaments may import only
@@ -66,6 +67,25 @@ def server_command(
     return command
 
 
+def start_play_server(
+    host: str, port: int, db: str | None, token: str | None, judge: str = "ngram",
+    move_timeout: float = 3600.0, tournaments: list[Path] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Check the options (token off loopback, tournament files, the port) and start the
+    play server as a child process; the token goes through its environment."""
+    check_token(host, token)
+    for path in tournaments or []:
+        if not path.is_file():
+            raise ConfigError(f"No tournament file at {path}. Check the path.")
+    check_port(host, port)
+    env = dict(os.environ)
+    if token:
+        env[TOKEN_ENV] = token
+    command = server_command(host, port, db, judge, move_timeout, tournaments or [])
+    typer.echo(f"Play page: http://{host}:{port}/  (Ctrl-C stops it)")
+    return subprocess.Popen(command, env=env)
+
+
 @play_server_app.command("play-server")
 def play_server_command(
     db: Annotated[
@@ -91,17 +111,7 @@ def play_server_command(
 ) -> None:
     """Serve the play page: a person plays a seat of any game, or their seats of tournaments
     with human:web entrants. Matches are stored in the database like any other."""
-    check_token(host, token)
-    for path in tournament or []:
-        if not path.is_file():
-            raise ConfigError(f"No tournament file at {path}. Check the path.")
-    check_port(host, port)
-    env = dict(os.environ)
-    if token:
-        env[TOKEN_ENV] = token
-    command = server_command(host, port, db, judge, move_timeout, tournament or [])
-    typer.echo(f"Play page: http://{host}:{port}/  (Ctrl-C stops it)")
-    child = subprocess.Popen(command, env=env)
+    child = start_play_server(host, port, db, token, judge, move_timeout, tournament)
     try:
         code = child.wait()
     except KeyboardInterrupt:

@@ -60,3 +60,41 @@ def test_it_serves_the_page_on_loopback(tmp_path: Path) -> None:
     finally:
         os.killpg(child.pid, signal.SIGTERM)
         child.wait(timeout=30)
+
+
+def test_dashboard_play_needs_a_token_off_loopback() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "dashboard", "--play", "--host", "0.0.0.0"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2 and "needs a token" in done.stderr
+
+
+def test_dashboard_play_serves_the_page_beside_the_dashboard_and_stops_it(
+        tmp_path: Path) -> None:
+    from arena.storage import Store
+
+    db = f"sqlite:///{tmp_path / 'd.db'}"
+    Store.open(db).close()
+    port, play_port = free_port(), free_port()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "arena", "dashboard", "--play", "--db", db, "--port", str(port),
+         "--play-port", str(play_port)],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{play_port}/", timeout=2).read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and child.poll() is None
+                time.sleep(0.3)
+        assert b"Xent Arena: play" in page
+    finally:
+        child.send_signal(signal.SIGTERM)
+        child.wait(timeout=60)
+    with pytest.raises(OSError):  # the play server stopped with the dashboard
+        urllib.request.urlopen(f"http://127.0.0.1:{play_port}/", timeout=2)
