@@ -3,7 +3,7 @@ tokens/s next to a plain batched forward of the same model on the same requests.
 
 Models are random-initialised (no hub): GPT-2 small's shape (124M) and a ~1.1B Llama shape
 (TinyLlama's: 22 layers, d 2048, GQA 32/4 heads, vocab 32000); `--quick` uses two-layer
-versions of both, for a CPU. Token ids come from the bundled judge's tokenizer (its ids fit
+d-256 versions of both (vocab 8192) and 64 requests, for a CPU. Token ids come from the bundled judge's tokenizer (its ids fit
 any vocabulary here). The workload is `--requests` all-different score requests (seeded
 corpus stories scored after a short numbered prefix, as `xed` does).
 
@@ -54,8 +54,8 @@ LN2 = 0.6931471805599453
 SHAPES: dict[str, tuple[str, int, int, int, int, int, int]] = {
     "gpt2-small": ("gpt2", 12, 768, 12, 12, 3072, 50257),
     "llama-1b": ("llama", 22, 2048, 32, 4, 5632, 32000),
-    "gpt2-tiny": ("gpt2", 2, 768, 12, 12, 3072, 50257),
-    "llama-tiny": ("llama", 2, 2048, 32, 4, 5632, 32000),
+    "gpt2-tiny": ("gpt2", 2, 256, 4, 4, 1024, 8192),
+    "llama-tiny": ("llama", 2, 256, 8, 2, 688, 8192),
 }
 
 
@@ -286,7 +286,7 @@ async def bench(
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--quick", action="store_true", help="two-layer shapes, 128 requests (CPU)")
+    p.add_argument("--quick", action="store_true", help="two-layer shapes, 64 requests (CPU)")
     p.add_argument("--device", default="auto")
     p.add_argument("--sizes", default=None, help=f"comma-separated: {', '.join(SHAPES)}")
     p.add_argument("--dtypes", default="float32,bfloat16")
@@ -299,7 +299,7 @@ def main() -> None:
     args = p.parse_args()
     args.device = auto_device() if args.device == "auto" else args.device
     sizes = args.sizes or ("gpt2-tiny,llama-tiny" if args.quick else "gpt2-small,llama-1b")
-    args.requests = args.requests or (128 if args.quick else 2048)
+    args.requests = args.requests or (64 if args.quick else 2048)
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.device.startswith("cuda"):
