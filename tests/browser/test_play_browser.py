@@ -153,13 +153,14 @@ def test_a_one_player_game_played_in_the_browser_scores_as_arena_play(
         seat.finished()
         # the per-token heat map of the judged text (black is omniscient: full breakdown)
         seat.page.wait_for_selector("#feedback .xa-token", timeout=WAIT_MS)
-        assert "bits" in seat.page.inner_text("#best")
+        best = seat.page.inner_text("#best")
         assert not seat.errors
     finally:
         seat.close()
     match, key, events = latest_match(db, "ada")
     assert match.status == "done"
     (human,) = [s for s in match.seats if s.role == "black"]
+    assert best == f"{human.best:.3f} bits"  # the best score so far, as stored
     assert human.participant == "human-ada"
     report = arena_play("single_text", {"black": f"scripted:{move}"}, match.map_seed, key)
     assert report["scores"]["black"]["best"] == pytest.approx(human.best, abs=1e-9)
