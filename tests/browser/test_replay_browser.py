@@ -142,7 +142,7 @@ def _in_flight(url: str, texts: list[str]) -> None:
     try:
         with store.engine.connect() as conn:
             run_id, tournament_id = conn.exec_driver_sql(
-                "SELECT id, tournament_id FROM runs ORDER BY id DESC").one()
+                "SELECT id, tournament_id FROM runs ORDER BY id DESC LIMIT 1").one()
         moves = tuple(EVENT_ADAPTER.validate_python({
             "type": "elicit_response", "round": i + 1, "line": 2, "player": "black",
             "cut": False, "values": {"t": text}}) for i, text in enumerate(texts))

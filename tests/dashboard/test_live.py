@@ -31,7 +31,7 @@ def test_a_running_tournament_shows_progress_in_flight_and_judge_health(
         with store.engine.connect() as conn:
             run_id, tournament_id = conn.exec_driver_sql(
                 "SELECT r.id, r.tournament_id FROM runs r JOIN tournaments t ON "
-                "t.id = r.tournament_id WHERE t.name = 'nightly' ORDER BY r.id DESC").one()
+                "t.id = r.tournament_id WHERE t.name = 'nightly' ORDER BY r.id DESC LIMIT 1").one()
         progress = RunProgress(run_id=run_id, tournament_id=tournament_id, status="running",
                                total=40, done_before=15, done=9, errors=1, forfeits=2,
                                in_flight=1, matches_per_min=12.5, eta_s=75.0, host="box",
@@ -79,7 +79,7 @@ def test_the_replay_follows_a_match_in_flight_and_opens_a_stored_one(
     try:
         with store.engine.connect() as conn:
             run_id, tournament_id = conn.exec_driver_sql(
-                "SELECT id, tournament_id FROM runs ORDER BY id DESC").one()
+                "SELECT id, tournament_id FROM runs ORDER BY id DESC LIMIT 1").one()
             stored_key = conn.exec_driver_sql("SELECT key FROM matches ORDER BY id").scalar()
         progress = RunProgress(run_id=run_id, tournament_id=tournament_id, status="running",
                                total=5, done_before=4)

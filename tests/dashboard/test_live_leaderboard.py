@@ -77,7 +77,7 @@ def test_a_running_tournament_marks_the_ratings_provisional(
         with store.engine.connect() as conn:
             run_id, tournament_id = conn.exec_driver_sql(
                 "SELECT r.id, r.tournament_id FROM runs r JOIN tournaments t ON "
-                "t.id = r.tournament_id WHERE t.name = 'nightly' ORDER BY r.id DESC").one()
+                "t.id = r.tournament_id WHERE t.name = 'nightly' ORDER BY r.id DESC LIMIT 1").one()
         write_live(store.engine, RunProgress(
             run_id=run_id, tournament_id=tournament_id, status="running", total=40,
             done_before=20, done=3, started_at=datetime.now(UTC)))
@@ -130,7 +130,7 @@ def _late_match(url: str, name: str, score: float) -> None:
                 "SELECT m.tournament_id, m.run_id, m.game_id, m.map_id, m.judge_id, "
                 "m.map_index, m.mode, m.main_role, m.rounds, m.dialect FROM matches m JOIN "
                 "tournaments t ON t.id = m.tournament_id WHERE t.name = 'nightly' AND "
-                "m.status = 'done' AND m.mode = 'eval' ORDER BY m.id").one()
+                "m.status = 'done' AND m.mode = 'eval' ORDER BY m.id LIMIT 1").one()
         who = store.ensure_participant(ParticipantInfo(name, "random?words=9"))
         now = datetime.now(UTC)
         store.save_matches([FinishedMatch(
