@@ -18,7 +18,7 @@ import typer
 
 from arena.commands.validators import finite_positive
 from arena.console import run_app
-from arena.errors import UnknownNameError
+from arena.errors import ConfigError, UnknownNameError
 
 if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: per command
     from arena.storage import Store
@@ -30,7 +30,9 @@ if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: 
 # they agree).
 Scale = Literal["elo", "log"]  # arena.tournaments.ratings.service.Scale
 ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.exchange.export
-ImportFormat = Literal["gamebench", "csv", "jsonl", "xent-results"]  # ...exchange.formats
+ImportFormat = Literal[
+    "gamebench", "csv", "jsonl", "xent-results", "xent-config"
+]  # ...exchange.formats
 OutcomeRule = Literal["higher-wins", "win-share"]  # arena.tournaments.ratings.outcomes
 DEFAULT_PRIOR = 0.01  # arena.tournaments.ratings.bradley_terry
 
@@ -365,14 +367,29 @@ def export_command(
 @app.command("import")
 def import_command(
     file: Annotated[Path, typer.Argument(help="The results file.")],
-    tournament: Annotated[str, typer.Option("--tournament", "-t", help="Store under this name.")],
+    tournament: Annotated[
+        str | None, typer.Option("--tournament", "-t", help="Store under this name.")
+    ] = None,
     fmt: Annotated[
         ImportFormat | None,
         typer.Option(
             "--format",
             help="File format (default: from the file's extension or JSON content); "
-            "xent-results: a result file of the published Xent benchmark (BenchmarkResult).",
+            "xent-results: a result file of the published Xent benchmark (BenchmarkResult); "
+            "xent-config: a Xent benchmark config, written as a tournament file to --out.",
         ),
+    ] = None,
+    out: Annotated[
+        Path, typer.Option(help="xent-config: folder for the tournament file and maps.")
+    ] = Path("xent-benchmark"),
+    judge: Annotated[
+        str | None, typer.Option(help="xent-config: judge spec instead of hf:<judge_model>.")
+    ] = None,
+    maps: Annotated[
+        int | None, typer.Option(min=1, help="xent-config: play only the first N maps.")
+    ] = None,
+    rounds: Annotated[
+        int | None, typer.Option(min=1, help="xent-config: rounds instead of the config's.")
     ] = None,
     outcome: Annotated[
         OutcomeRule | None,
@@ -383,10 +400,21 @@ def import_command(
     ] = None,
     db: DbOption = None,
 ) -> None:
-    """Store external match results as a tournament of their own (no game is run)."""
+    """Store external match results as a tournament of their own (no game is run), or
+    write a Xent benchmark config as a tournament file (`arena run` plays it)."""
     from arena.tournaments.exchange.importers import import_parsed, parse_file
+    from arena.tournaments.exchange.xent_config import config_from_file, import_config_command
     from arena.tournaments.rating_store import store_snapshot
 
+    config = config_from_file(file, fmt)
+    if config is not None:
+        typer.echo(import_config_command(config, out, judge, maps, rounds))
+        return
+    if tournament is None:
+        raise ConfigError(
+            f"`arena import {file.name}` stores match results and needs a tournament name: "
+            "add --tournament NAME (e.g. -t imported)."
+        )
     parsed = parse_file(file, fmt, outcome)
     store = _open(db, create=True)
     try:

@@ -246,18 +246,21 @@ async def _resolve_maps(
 
     async def make(game: str, index: int, seed: int) -> None:
         game_id = game_ids[game]
-        found = await asyncio.to_thread(store.find_map, game_id, seed, source.name)
+        # A source of fixed maps (xent-maps) serves map `index` of `game` by name.
+        for_map = getattr(source, "for_map", None)
+        bound: StorySource = source if for_map is None else for_map(game, index)
+        found = await asyncio.to_thread(store.find_map, game_id, seed, bound.name)
         if found is None:
             try:
                 async with limits.slot(()):
                     made = await resolve_map(
-                        tournament.games[game].program, story_seed(seed_key, seed), source
+                        tournament.games[game].program, story_seed(seed_key, seed), bound
                     )
             except Exception as error:  # this map's matches wait for the next run
                 failures[(game, index)] = redact(f"{type(error).__name__}: {error}")
                 return
             found = await asyncio.to_thread(
-                store.ensure_map, game_id, seed, source.name, made.stories
+                store.ensure_map, game_id, seed, bound.name, made.stories
             )
         map_id, stories = found
         maps[(game, index)] = (map_id, GameMap(seed=seed, stories=stories))

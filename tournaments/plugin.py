@@ -12,6 +12,8 @@ from arena.hookspecs import hookimpl
 if TYPE_CHECKING:
     import typer
 
+    from arena.plugin_types import StorySourceEntry
+
 
 @hookimpl
 def arena_cli_commands() -> list[typer.Typer]:
@@ -24,3 +26,10 @@ def arena_cli_commands() -> list[typer.Typer]:
 
     return [app, ratings_app, schedule_app, scheduler_app, demo_app, dashboard_app,
             play_server_app]
+
+
+@hookimpl
+def arena_story_sources() -> list[StorySourceEntry]:
+    from arena.tournaments.stories.plugin import story_source_entries
+
+    return story_source_entries()

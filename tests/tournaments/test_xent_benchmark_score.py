@@ -207,7 +207,8 @@ def test_random_results_match_the_script_exactly(
          '"black", "id": "p"}, "score": "high"}]}', None, "results[0].score is 'high'"),
         ('{"expanded_config": {}, "results": []}', None, "holds no results"),
         ('[{"game": "g", "a": 1.0, "b": 0.0}]', "xent-results", "needs a top-level object"),
-        ('{"config_type": "expanded_xent_config", "games": []}', None, "xent-config file"),
+        ('{"config_type": "expanded_xent_config", "games": []}', None,
+         "config is malformed: the config has no 'metadata'"),
     ],
 )
 def test_bad_files_are_one_sentence_and_exit_2(

@@ -14,18 +14,15 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from arena.errors import ConfigError
+from arena.tournaments.exchange.xent_config import is_xent_config
 from arena.tournaments.exchange.xent_results import is_xent_results
 
 __all__ = ["FORMATS", "JSON_FORMATS", "ImportFormat", "detect_format"]
 
-ImportFormat = Literal["gamebench", "csv", "jsonl", "xent-results"]
-FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
+ImportFormat = Literal["gamebench", "csv", "jsonl", "xent-results", "xent-config"]
+# Formats of match results (a xent-config is written as a tournament file: xent_config.py).
+FORMATS: tuple[ImportFormat, ...] = tuple(f for f in get_args(ImportFormat) if f != "xent-config")
 BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-XENT_CONFIG_TYPES = ("expanded_xent_config", "condensed_xent_config")
-
-
-def _is_xent_config(obj: object) -> bool:
-    return isinstance(obj, Mapping) and obj.get("config_type") in XENT_CONFIG_TYPES
 
 
 def _is_gamebench(obj: object) -> bool:
@@ -36,7 +33,7 @@ def _is_gamebench(obj: object) -> bool:
 
 JSON_FORMATS: tuple[tuple[str, Callable[[object], bool]], ...] = (
     ("xent-results", is_xent_results),  # the reference's BenchmarkResult
-    ("xent-config", _is_xent_config),  # the reference's benchmark configuration
+    ("xent-config", is_xent_config),  # the reference's benchmark configuration
     ("gamebench", _is_gamebench),  # GameBench's matches.json
 )
 _CONTENT_HINT = (
