@@ -113,6 +113,7 @@ def transfer_heatmap(values: pd.DataFrame, games: Sequence[str]) -> AnyChart:
 
 
 HISTOGRAM_ROW_PX = 70
+HISTOGRAM_WIDTH_PX = 300  # with its axis it fits half of a 1400 px wide page
 
 
 def histogram_panels(masses: pd.DataFrame, x_title: str) -> AnyChart:
@@ -127,17 +128,22 @@ def histogram_panels(masses: pd.DataFrame, x_title: str) -> AnyChart:
             x=alt.X("bin_low:Q", bin="binned", title=x_title,
                     axis=alt.Axis(labelFlush=True)),  # the last tick label stays inside
             x2="bin_high:Q",
-            y=alt.Y("mass:Q", title="share", axis=alt.Axis(tickCount=3, format=".0%")),
+            y=alt.Y("mass:Q", title=None, axis=alt.Axis(tickCount=3, format=".0%")),
             color=alt.Color("participant:N", scale=PARTICIPANT_SCALE, legend=None),
             tooltip=["participant", alt.Tooltip("bin_low:Q", format=".2f"),
                      alt.Tooltip("bin_high:Q", format=".2f"),
                      alt.Tooltip("mass:Q", format=".0%", title="share of games")],
         )
-        .properties(height=HISTOGRAM_ROW_PX, width=360)
+        .properties(height=HISTOGRAM_ROW_PX, width=HISTOGRAM_WIDTH_PX)
+        # Names above their panels, not beside them: a facet chart cannot shrink to its
+        # column, and a left header pushed the axis's right end ("10") out of view.
         .facet(row=alt.Row("participant:N", sort=names, title=None,
-                           header=alt.Header(labelAngle=0, labelAlign="left",
-                                             labelLimit=LABEL_LIMIT_PX)))
+                           header=alt.Header(labelOrient="top", labelAnchor="start",
+                                             labelLimit=HISTOGRAM_WIDTH_PX,
+                                             labelFontWeight="bold")))
         .resolve_scale(y="shared")
+        .properties(title=alt.TitleParams("share of games per bin", anchor="start",
+                                          fontSize=_FONT, fontWeight="normal"))
     )
 
 
