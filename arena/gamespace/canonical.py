@@ -6,7 +6,9 @@ differ in what they see and whom they play against (an elicit's explicit default
 black, is dropped). The form is the renamed program
 printed without comments or header, with its dialect, so two games have the same form
 exactly when one is a renaming of the other (paper, section 6: "the same game up to the
-renaming of registers").
+renaming of registers"), once the instructions that cannot change any reward or any seat's
+information set are dropped (`arena.gamespace.noops`): a mutant that only adds such an
+instruction has its parent's form, so de-duplication treats it as a copy.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import hashlib
 from dataclasses import replace
 
 from arena.gamespace.mutations import REGISTER_CLASSES, registers_used, rename_everywhere
+from arena.gamespace.noops import without_noops
 from arena.gamespace.tree import walk
 from arena.lang import ast
 from arena.lang.names import ALL_REGISTERS, DEFAULT_PLAYER, FLAGS
@@ -38,6 +41,7 @@ def canonical_names(program: ast.Program) -> dict[str, str]:
 
 def canonical_form(program: ast.Program) -> str:
     """The game's text up to register and flag names (see the module docstring)."""
+    program = without_noops(program)
     mapping = canonical_names(program)
     renamed = _without_default_player(
         rename_everywhere(program, lambda name: mapping.get(name, name))
