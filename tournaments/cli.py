@@ -46,8 +46,16 @@ def run_command(
 ) -> None:
     """Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM
     stops it keeping every finished match."""
+    from arena.tournaments.play_server_cli import browser_entrants
     from arena.tournaments.run_config import run_file
 
+    people = browser_entrants(file)
+    if people:  # nobody answers them here: every move of theirs times out and forfeits
+        typer.echo(
+            f"warning: {', '.join(people)} play(s) in the browser (human:web); here their moves "
+            f"time out and forfeit. Run the file with `arena play-server --tournament {file}`.",
+            err=True,
+        )
     try:
         summary = run_stoppable(
             run_file(

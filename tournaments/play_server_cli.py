@@ -54,6 +54,25 @@ def check_token(host: str, token: str | None) -> None:
         )
 
 
+def browser_entrants(file: Path) -> list[str]:
+    """The participants of a tournament file whose moves come from the browser (`human:web`);
+    empty for a file that cannot be read (the run reports that itself)."""
+    import tomllib
+
+    from arena.specs import parse_spec
+
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        found = []
+        for entry in data.get("participants", []):
+            spec = parse_spec(str(entry.get("player", "")))
+            if spec.name == "human" and spec.arg == "web":
+                found.append(str(entry.get("name", "")))
+        return found
+    except Exception:  # any problem with the file is the run's to report
+        return []
+
+
 def server_command(
     host: str, port: int, db: str | None, judge: str, move_timeout: float,
     tournaments: list[Path],

@@ -98,3 +98,19 @@ def test_dashboard_play_serves_the_page_beside_the_dashboard_and_stops_it(
         child.wait(timeout=60)
     with pytest.raises(OSError):  # the play server stopped with the dashboard
         urllib.request.urlopen(f"http://127.0.0.1:{play_port}/", timeout=2)
+
+
+def test_arena_run_warns_that_browser_entrants_will_forfeit(tmp_path: Path) -> None:
+    file = tmp_path / "t.toml"
+    file.write_text(
+        'name = "h"\njudge = "ngram"\nmove_timeout = 1\nmove_retries = 0\n'
+        '[[participants]]\nname = "ada"\nplayer = "human:web?name=ada"\n'
+        '[[games]]\ngame = "single_text"\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "run", str(file), "--db", f"sqlite:///{tmp_path / 'r.db'}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert "ada play(s) in the browser" in done.stderr
+    assert "arena play-server --tournament" in done.stderr
+    assert "done: 1 match(es) stored" in done.stdout  # forfeited on the timeout, stored
