@@ -58,7 +58,8 @@ def forest_plot(board: pd.DataFrame, unit: str) -> AnyChart:
                  "provisional"],
     )
     rule = base.mark_rule(strokeWidth=2, color=INK).encode(
-        x=alt.X("ci_low:Q", title=f"rating ({unit}), 95% interval", scale=alt.Scale(zero=False)),
+        x=alt.X("ci_low:Q", title=f"rating ({unit}), 95% interval", scale=alt.Scale(zero=False),
+                axis=alt.Axis(labelFlush=True)),  # the last label ("2,000") stays whole
         x2="ci_high:Q",
     )
     point = base.mark_point(size=80, filled=True).encode(
@@ -66,13 +67,18 @@ def forest_plot(board: pd.DataFrame, unit: str) -> AnyChart:
         fill=alt.condition("datum.provisional", alt.value("white"), alt.value(INK)),
         stroke=alt.value(INK),
     )
-    return (rule + point).properties(height=forest_height(len(order)), autosize=ROWS_AUTOSIZE)
+    # Room on the right: the axis's last label ("2,000") was cut at the column's edge.
+    return (rule + point).properties(height=forest_height(len(order)), autosize=ROWS_AUTOSIZE,
+                                     padding={"left": 5, "top": 5, "bottom": 5, "right": 24})
 
 
 def forest_height(participants: int) -> int:
     """The forest plot's height in pixels: a fixed row per participant (a container-sized
     height would squash 50 names into the space of 3)."""
     return rows_height(participants)
+
+
+PAIR_LEGENDS = {"p_win": "P(win)", "win_rate": "won", "comparisons": "n"}
 
 
 def pair_matrix(frame: pd.DataFrame, value: str, title: str, fmt: str = ".2f") -> AnyChart:
@@ -82,13 +88,20 @@ def pair_matrix(frame: pd.DataFrame, value: str, title: str, fmt: str = ".2f") -
         x=alt.X("b:N", sort=names, title="against"),
         y=alt.Y("a:N", sort=names, title=None),
     )
-    rect = base.mark_rect().encode(
-        color=alt.Color(f"{value}:Q", scale=alt.Scale(scheme="blueorange", domain=[0, 1])
-                        if value in ("p_win", "win_rate") else alt.Scale(scheme="greens"),
-                        title=title),
-        tooltip=["a", "b", alt.Tooltip(f"{value}:Q", format=fmt)],
+    share = value in ("p_win", "win_rate")
+    # The Pairwise page's colours (red: the row loses, blue: it wins) and a short legend
+    # title: the chart's own title says what it is (a long one was cut off).
+    rect = base.mark_rect(stroke="white").encode(
+        color=alt.Color(f"{value}:Q", scale=alt.Scale(scheme="redblue", domain=[0, 1],
+                                                      domainMid=0.5)
+                        if share else alt.Scale(scheme="greens"),
+                        title=PAIR_LEGENDS.get(value, value)),
+        tooltip=["a", "b", alt.Tooltip(f"{value}:Q", format=fmt, title=title)],
     )
-    text = base.mark_text(fontSize=_FONT).encode(text=alt.Text(f"{value}:Q", format=fmt))
+    text = base.mark_text(fontSize=_FONT).encode(
+        text=alt.Text(f"{value}:Q", format=fmt),
+        color=alt.condition(f"datum.{value} < 0.2 || datum.{value} > 0.8", alt.value("white"),
+                            alt.value("black")) if share else alt.value("black"))
     return (rect + text).properties(title=title, height=rows_height(len(names)),
                                     autosize=ROWS_AUTOSIZE)
 
@@ -172,7 +185,7 @@ def arms_chart(curves: pd.DataFrame, base: str | None) -> AnyChart:
         alt.Chart(frame)
         .mark_line(point=True)
         .encode(
-            x=alt.X("round:O", title="rounds played k"),
+            x=alt.X("round:O", title="rounds played k", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("arms:Q", title="arms_k (bits, mean over maps)", scale=alt.Scale(zero=False)),
             color=_participant_colour(),
             strokeDash=alt.condition("datum.is_base", alt.value([6, 4]), alt.value([1, 0])),
@@ -233,7 +246,8 @@ def _changes_at_snapshots(changes: pd.DataFrame, snaps: pd.DataFrame,
 def rank_probabilities(probs: pd.DataFrame) -> AnyChart:
     """P(rank = k) per participant (columns participant, rank, p)."""
     base = alt.Chart(probs).encode(
-        x=alt.X("rank:O", title="rank k"), y=alt.Y("participant:N", title=None)
+        x=alt.X("rank:O", title="rank k", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("participant:N", title=None)
     )
     height = rows_height(probs["participant"].nunique() if len(probs) else 1)
     return (base.mark_rect().encode(
@@ -259,7 +273,8 @@ def round_scores(scores: pd.DataFrame) -> AnyChart:
     frame = scores.assign(marker=[max(SEAT_MARKER_MAX - SEAT_MARKER_STEP * order.index(s), 30)
                                   for s in scores["seat"]])
     base = alt.Chart(frame).encode(
-        x=alt.X("round:O"), y=alt.Y("score:Q", title="round score (bits)"),
+        x=alt.X("round:O", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("score:Q", title="round score (bits)"),
         color=alt.Color("seat:N", scale=PARTICIPANT_SCALE, title="seat", sort=order),
         tooltip=["seat", "round", alt.Tooltip("score:Q", format=".3f")],
     )

@@ -59,4 +59,8 @@ else:
     else:
         st.info(f"Snapshot #{f.snapshot} stored no bootstrap draws (snapshots written by "
                 "older arenas did not); the next run's snapshot will.")
-tables.show(history)
+# Read like the Leaderboard: who, rating, interval, rank range (the query's order was not).
+ORDER = ["snapshot", "created_at", "participant", "rating", "ci_low", "ci_high", "rank_low",
+         "rank_high", "n_comparisons", "provisional"]
+tables.show(history[[c for c in ORDER if c in history.columns]
+                    + [c for c in history.columns if c not in ORDER]])
