@@ -48,7 +48,7 @@ from tenacity import (
 )
 
 from arena.errors import ConfigError, MissingExtraError, PermanentPlayerError, PlayerError
-from arena.players.prompting import PromptOptions, build_messages
+from arena.players.prompting import PROMPT_STYLES, PromptOptions, build_messages
 from arena.players.reply_parsing import MissingMoveTags, parse_reply
 from arena.plugin_types import PlayerContext
 from arena.protocols.chat import ChatReply
@@ -72,6 +72,8 @@ SPEC_PARAMS = SpecParams(
         Param("api_key_env", "str", help="environment variable holding the API key"),
         Param("backoff", "float", 1.0, "first retry delay in seconds", minimum=0.0),
         Param("backoff_max", "float", 30.0, "longest retry delay in seconds", minimum=0.0),
+        Param("prompt", "str", "arena", "prompt style: arena, or xent-benchmark (the "
+              "published Xent benchmark's text, its six games)", choices=PROMPT_STYLES),
     ),
 )
 PARAMS = SPEC_PARAMS.names
@@ -404,4 +406,5 @@ def _completion_of(litellm: ModuleType, response: Any, key: str | None) -> ChatR
 def create_llm_player(spec: Spec, ctx: PlayerContext) -> LLMPlayer:
     """Factory for `litellm:<model>?...` (see the module docstring)."""
     settings = parse_settings(spec)
-    return LLMPlayer(settings, name=spec.raw, options=PromptOptions(cot=settings.cot))
+    style = spec.params.get("prompt") or "arena"
+    return LLMPlayer(settings, name=spec.raw, options=PromptOptions(cot=settings.cot, style=style))

@@ -51,6 +51,10 @@ How XGL games work:
 - Your goal is to maximise the total reward you receive in the round."""
 
 
+PROMPT_STYLES = ("arena", "xent-benchmark")
+XENT_BENCHMARK = "xent-benchmark"
+
+
 @dataclass(frozen=True)
 class PromptOptions:
     """How a prompt is rendered.
@@ -60,11 +64,13 @@ class PromptOptions:
             discards it).
         max_feedback_tokens: per-token values shown per reward term; the rest are summed.
         max_previous_rounds: earlier rounds shown to a main character (most recent kept).
+        style: "arena" (ours) or "xent-benchmark" (the published benchmark's text).
     """
 
     cot: bool = False
     max_feedback_tokens: int = 40
     max_previous_rounds: int = 5
+    style: str = "arena"  # or "xent-benchmark": the published benchmark's prompts
 
 
 def _quote(text: str) -> str:
@@ -209,8 +215,13 @@ def task_text(request: MoveRequest, options: PromptOptions) -> str:
 def build_messages(
     request: MoveRequest, options: PromptOptions | None = None
 ) -> list[dict[str, str]]:
-    """Chat messages (system + user) for `request`."""
+    """Chat messages (system + user) for `request`; with style "xent-benchmark" the one
+    user message the published Xent benchmark sends (`xent_benchmark_prompt`)."""
     opts = options or PromptOptions()
+    if opts.style == XENT_BENCHMARK:
+        from arena.players.xent_benchmark_prompt import render_xent_benchmark
+
+        return [{"role": "user", "content": render_xent_benchmark(request)}]
     return [
         {"role": "system", "content": system_text(request, opts)},
         {"role": "user", "content": user_text(request, opts)},
