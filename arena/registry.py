@@ -1,6 +1,10 @@
 """The registry: every player, judge, game, story source and CLI command the plugins provide.
 
-Built once from a plugin manager (`Registry.from_plugin_manager`), then read-only. Each
+Built once from a plugin manager (`Registry.from_plugin_manager`), then read-only.
+`Registry.load()` discovers the installed plugins once per process: later calls return the
+same registry while the allow-list and the installed entry points are unchanged (a plugin
+installed or an allow-list set mid-process is seen at the next call); `Registry.forget()`
+drops it explicitly. Each
 hook implementation is called on its own, so a plugin that raises, returns the wrong type
 or registers an invalid entry is recorded as a `PluginFailure` while the rest still load.
 
@@ -11,6 +15,8 @@ is reported as a conflict failure.
 
 from __future__ import annotations
 
+import importlib.metadata as md
+import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,6 +25,8 @@ from pluggy import PluginManager
 
 from arena.errors import ArenaError, PluginError, UnknownNameError
 from arena.plugin_manager import (
+    ALLOW_ENV,
+    ENTRY_POINT_GROUP,
     ArenaPluginManager,
     PluginFailure,
     create_plugin_manager,
@@ -130,8 +138,20 @@ class Registry:
 
     @classmethod
     def load(cls, allow: Collection[str] | None = None) -> Registry:
-        """Discover the installed plugins (see `create_plugin_manager`) and index them."""
-        return cls.from_plugin_manager(create_plugin_manager(allow=allow))
+        """The installed plugins (see `create_plugin_manager`), indexed: discovered once per
+        process and allow-list, and again only when the installed entry points change."""
+        key = _discovery_key(allow)
+        found = _LOADED.get(key)
+        if found is None:
+            found = cls.from_plugin_manager(create_plugin_manager(allow=allow))
+            _LOADED.clear()  # keep one: an older discovery is never asked for again
+            _LOADED[key] = found
+        return found
+
+    @staticmethod
+    def forget() -> None:
+        """Drop the process's discovered registry: the next `load` discovers again."""
+        _LOADED.clear()
 
     # ------------------------------------------------------------------ building
 
@@ -445,3 +465,18 @@ def _not_protocol(kind: str, plugin: str, spec: Spec, made: object, protocol: st
         f"Plugin '{plugin}' returned a {type(made).__name__} for {kind} '{spec.raw}', "
         f"which does not implement the {protocol} protocol."
     )
+
+
+_DiscoveryKey = tuple[tuple[str, ...] | None, tuple[tuple[str, str], ...]]
+_LOADED: dict[_DiscoveryKey, Registry] = {}
+
+
+def _discovery_key(allow: Collection[str] | None) -> _DiscoveryKey:
+    """What a discovery depends on: the allow-list (the argument, else the environment) and
+    the installed entry points (a cheap read of the distributions' metadata)."""
+    listed = os.environ.get(ALLOW_ENV) if allow is None else None
+    allowed = tuple(sorted(allow)) if allow is not None else (
+        None if listed is None else (listed,)
+    )
+    points = md.entry_points(group=ENTRY_POINT_GROUP)
+    return allowed, tuple(sorted((ep.name, ep.value) for ep in points))
