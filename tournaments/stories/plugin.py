@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from arena.plugin_types import StorySourceEntry
 from arena.spec_params import SpecParams
+from arena.tournaments.stories.corpus import PARAMS as CORPUS_PARAMS
+from arena.tournaments.stories.corpus import make_corpus_source
 from arena.tournaments.stories.xent_maps import NAME, make_source
 
 
 def story_source_entries() -> list[StorySourceEntry]:
     return [
+        StorySourceEntry(
+            "corpus",
+            make_corpus_source,
+            "Stories cut from a local corpus (JSON Lines, Parquet, community-archive JSON) "
+            "by judge tokens, the Xent benchmark's way; the judge writes those none fits.",
+            CORPUS_PARAMS,
+        ),
         StorySourceEntry(
             NAME,
             make_source,
