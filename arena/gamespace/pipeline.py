@@ -42,6 +42,12 @@ class PipelineConfig:
     wellposed_candidates: int = 4
     wellposed_steps: int = 1
     max_replay: int = 2
+    # "arms": Def. 33's curve (arms rises for m = rounds // 2 steps; a non-learning player
+    # passes it often); "trend": the permutation test of arena.gamespace.fewshot (a
+    # non-learning player passes with probability <= epsilon; use base "search", maps 4,
+    # rounds 6 there)
+    fewshot: str = "arms"
+    epsilon: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,16 @@ class FilterPipeline:
             "curve": _finite(report.curve), "leading_increases": report.leading_increases,
             "required": report.required_steps, "maps": report.maps, "rounds": report.rounds,
         }
+        if cfg.fewshot == "trend":
+            from arena.gamespace.fewshot import trend_test
+
+            test = trend_test(report.per_map, epsilon=cfg.epsilon, seed=cfg.seed)
+            evidence.update(p_value=test.p_value, epsilon=cfg.epsilon)
+            reason = (
+                f"{cfg.base}'s scores rise over {report.rounds} rounds on {test.maps} maps with "
+                f"permutation p = {test.p_value:.3g} (passes at <= {cfg.epsilon})"
+            )
+            return Verdict("playability", test.passed, reason, evidence)
         reason = (
             f"{cfg.base} improved {report.leading_increases} of the {report.required_steps} "
             f"rounds needed over {report.rounds} rounds on {report.maps} maps"

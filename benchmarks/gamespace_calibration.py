@@ -1,0 +1,149 @@
+"""Game-space calibration benchmark (issue 19; not a test): do the numbers mean something?
+
+Parts (``--part``, several allowed):
+
+- ``steps``: the fine-tuning gain S_G(F_G[M]) - S_G(M) against the optimiser steps bought,
+  R seeds per step count, on --game (default: the tests' PLAIN game with the tests' tiny
+  long-context GPT-2, or ``--player hf:bundled --game single_text``). Shows whether the gain
+  grows with steps and where MIN_STEPS sits.
+- ``transfer``: the calibration cases over --seeds seeds, each a whole setting (R runs x K
+  maps, two-level bootstrap): a renamed copy and a no-op copy of a learnable game have V's
+  interval containing 1; a game whose score no move can change is not playable (V
+  undefined); a learnable game is judged playable. Rates with Wilson 95 % intervals.
+- ``filter``: the few-shot playability filter's pass rates for a non-learning and a
+  learning base participant (see arena.gamespace.fewshot).
+
+The last line is ``name=value`` pairs (the rates, and the number of seeds).
+
+Run: PYTHONPATH=. nice -n 10 python benchmarks/gamespace_calibration.py --part steps
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from arena.gamespace.evaluate import game_scores
+from arena.gamespace.finetune import MIN_STEPS
+from arena.match_setup import LoadedGame, load_entry
+from arena.protocols.finetune import FineTuneRequest
+from arena.registry import Registry
+from tests.gamespace import transfer_games as tg
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a binomial rate (what the table reports)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def setup(args: argparse.Namespace, folder: Path, registry: Registry) -> tuple[str, LoadedGame]:
+    if args.player == "tiny":
+        model = tg.save_long_context_model(folder / "tiny")
+        player = tg.player_spec(model)
+    else:
+        player = args.player
+    game = tg.games()[0] if args.game == "plain" else load_entry(registry.game(args.game))
+    return player, game
+
+
+async def part_steps(args: argparse.Namespace) -> dict[str, float]:
+    from arena.judges.ngram import NgramJudge
+
+    registry = Registry.load()
+    judge = NgramJudge() if args.judge == "ngram" else registry.create_judge(args.judge)
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        player, game = setup(args, folder, registry)
+        before = await game_scores(player, game, judge=judge, registry=registry,
+                                   maps=args.maps, seed=0)
+        print(f"game {game.name}  player {player}  finetuner {args.finetuner}  "
+              f"maps {args.maps}  S_G(M) {statistics.fmean(before):.3f}")
+        print(f"{'steps':>5} {'tokens':>8} {'wall_s':>7} {'mean gain':>10}  per-seed gains")
+        tuner = registry.create_finetuner(args.finetuner)
+        for steps in args.steps:
+            gains, tokens, started = [], 0, time.perf_counter()
+            for seed in range(args.runs):
+                result = await tuner.finetune(FineTuneRequest(
+                    player, game, judge, 10**12, seed, folder / f"s{steps}-{seed}", registry,
+                    max_steps=steps,
+                ))
+                after = await game_scores(result.player, game, judge=judge, registry=registry,
+                                          maps=args.maps, seed=0)
+                gains.append(statistics.fmean(a - b for a, b in zip(after, before, strict=True)))
+                tokens += result.tokens
+            mean = statistics.fmean(gains)
+            print(f"{steps:>5} {tokens // args.runs:>8} "
+                  f"{(time.perf_counter() - started) / args.runs:>7.1f} {mean:>+10.3f}  "
+                  + " ".join(f"{g:+.2f}" for g in gains), flush=True)
+            out[f"gain_at_{steps}_steps"] = round(mean, 3)
+    out["min_steps"] = MIN_STEPS
+    return out
+
+
+async def part_filter(args: argparse.Namespace) -> dict[str, float]:
+    """Pass rates of the trend filter (and of the old arms rule) for a non-learning base
+    (`random`) and a learning one (`search`), one trial per seed (maps seed*N..)."""
+    from arena.analysis.playability import run_playability
+    from arena.gamespace import fewshot
+    from arena.judges.ngram import NgramJudge
+
+    registry = Registry.load()
+    judge = NgramJudge() if args.judge == "ngram" else registry.create_judge(args.judge)
+    game = tg.games()[0] if args.game == "plain" else load_entry(registry.game(args.game))
+    print(f"game {game.name}  N={fewshot.MAPS} maps  m={fewshot.ROUNDS} rounds  "
+          f"eps={fewshot.EPSILON}  trials={args.seeds}")
+    print(f"{'base':>8} {'trend passes':>13} {'rate [95% Wilson]':>22} {'arms passes':>12}")
+    out: dict[str, float] = {}
+    for base in ("random", "search"):
+        trend = arms = 0
+        for trial in range(args.seeds):
+            report = await run_playability(
+                game, judge, registry, participant=base, maps=fewshot.MAPS,
+                rounds=fewshot.ROUNDS, seed=1000 * trial,
+            )
+            trend += fewshot.trend_test(report.per_map, seed=trial).passed
+            arms += report.playable
+        low, high = wilson(trend, args.seeds)
+        print(f"{base:>8} {trend:>6}/{args.seeds:<6} {trend / args.seeds:>8.2f} "
+              f"[{low:.2f}, {high:.2f}] {arms:>6}/{args.seeds}", flush=True)
+        out[f"filter_pass_{base}"] = round(trend / args.seeds, 3)
+        out[f"arms_pass_{base}"] = round(arms / args.seeds, 3)
+    out["filter_trials"] = args.seeds
+    return out
+
+
+async def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", action="append", choices=("steps", "transfer", "filter"))
+    parser.add_argument("--player", default="tiny", help="tiny (the tests' model) or a spec")
+    parser.add_argument("--game", default="plain", help="plain (the tests' game) or a name")
+    parser.add_argument("--judge", default="ngram")
+    parser.add_argument("--finetuner", default=tg.FINETUNER)
+    parser.add_argument("--maps", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--steps", type=int, nargs="+", default=[1, 2, 4, 8, 16])
+    parser.add_argument("--seeds", type=int, default=10)
+    args = parser.parse_args(argv)
+    results: dict[str, float] = {}
+    for part in args.part or ["steps"]:
+        if part == "steps":
+            results.update(await part_steps(args))
+        elif part == "filter":
+            results.update(await part_filter(args))
+    print(" ".join(f"{k}={v}" for k, v in results.items()))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1:]))
