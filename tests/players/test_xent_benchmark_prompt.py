@@ -287,3 +287,46 @@ def test_game_names_and_an_unknown_game() -> None:
     turn = request("single_text", "elicit(x, 3)", {}, [], [], 1, "x")
     with pytest.raises(Exception, match="six games only"):
         render_xent_benchmark(turn)
+
+
+def test_a_litellm_player_sends_the_benchmark_text_of_a_published_map(tmp_path: Path) -> None:
+    """End to end: the imported Condense game on its first published map, a litellm player
+    with prompt=xent-benchmark against an OpenAI-compatible server on loopback: the model
+    receives one user message, the benchmark's text with the published story."""
+    pytest.importorskip("litellm")
+    from arena.runtime.maps import resolve_map
+    from arena.tournaments.exchange.xent_config import parse_config
+    from arena.tournaments.stories.xent_maps import XentMapsSource
+    from tests.support.openai_compat_server import ServerState, start_server
+
+    bench = parse_config(json.loads(CONFIG.read_text(encoding="utf-8")))
+    game = next(g for g in _games() if g["name"] == "Condense")
+    story = bench.maps["Condense"][0].stories[0]
+    registry = Registry.load()
+    judge = registry.create_judge("bundled")
+    state = ServerState(default={"reply": "<move>lantern harbour</move>"})
+
+    async def play() -> None:
+        loaded = load_game_text(game["code"], "Condense.xent", dialect="xent", name="Condense")
+        source = XentMapsSource(bench.maps).for_map("Condense", 0)
+        game_map = await resolve_map(loaded.program, 0, source)
+        async with start_server(state=state) as base:
+            spec = f"litellm:openai/bench?api_base={base}&prompt=xent-benchmark&retries=0"
+            async with await build_match(
+                loaded, {"black": spec}, judge=judge, registry=registry, rounds=2
+            ) as match:
+                result = await match.play(game_map)
+        assert result.error is None, result.error
+        await judge.aclose()
+
+    asyncio.run(play())
+    assert len(state.requests) == 2
+    first, second = (r.body["messages"] for r in state.requests)
+    assert [m["role"] for m in first] == ["user"] and [m["role"] for m in second] == ["user"]
+    assert first[0]["content"].startswith("You are playing a text game that uses the cross")
+    assert f"<story>\n  {story}\n</story>" in first[0]["content"]  # byte-identical story
+    assert first[0]["content"].endswith("First round starting.\nProvide your prefix in "
+                                        "<move></move> tags.")
+    assert "<round0>\n    <prefix>lantern harbour</prefix>\n    <score>\n      Total: " in (
+        second[0]["content"])
+    assert "Best score achieved: " in second[0]["content"]

@@ -122,6 +122,14 @@ def test_cli_import_writes_a_tournament_with_the_config_judge_players_and_games(
     load_tournament(out / "tournament.toml", Registry.load())
 
 
+def test_benchmark_0_1_players_keep_our_prompt(tmp_path: Path) -> None:
+    """0.1's games (single, dex, multi) have no published presentation to follow."""
+    toml = write_tournament(parse_config(config("0.1")), tmp_path / "old")
+    doc = tomllib.loads(toml.read_text(encoding="utf-8"))
+    assert {p["player"] for p in doc["participants"]} >= {"litellm:openai/o4-mini"}
+    assert all("prompt=" not in p["player"] for p in doc["participants"])
+
+
 def test_a_condensed_config_samples_its_maps_from_the_judge(tmp_path: Path) -> None:
     data = config("0.2")
     condensed = {

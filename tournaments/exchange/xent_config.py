@@ -238,6 +238,12 @@ def player_spec(player: XentPlayer, prompt: str | None = PROMPT) -> str:
     return f"litellm:{provider}/{player.model}" + (f"?{query}" if query else "")
 
 
+def _has_benchmark_prompts(bench: XentBenchmark) -> bool:
+    from arena.players.xent_benchmark_prompt import benchmark_game
+
+    return all(benchmark_game(g.name) is not None for g in bench.games)
+
+
 def write_tournament(
     bench: XentBenchmark,
     out: Path,
@@ -274,6 +280,8 @@ def write_tournament(
         }
         maps_path.write_text(json.dumps(document, ensure_ascii=False, indent=1), "utf-8")
         lines.append(f"stories = {_toml('xent-maps:' + str(maps_path))}")
+    if prompt == PROMPT and not _has_benchmark_prompts(bench):
+        prompt = None  # benchmark 0.1's games have no published presentation
     seats = players or [(_name(p.ident), player_spec(p, prompt)) for p in bench.players]
     for name, spec in seats:
         lines += ["", "[[participants]]", f"name = {_toml(name)}", f"player = {_toml(spec)}"]
