@@ -13,6 +13,7 @@ per-pair rows would give (same keys, same values up to floating-point rounding).
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -80,6 +81,17 @@ class EvalGroups:
     per_participant: IntArray  # comparison rows per participant
     n_comparisons: int
 
+    @functools.cached_property
+    def seg_of(self) -> IntArray:
+        """Each match's segment."""
+        lengths = np.diff(np.append(self.seg_start, self.match.size))
+        return np.repeat(np.arange(lengths.size), lengths)
+
+    @functools.cached_property
+    def padded_at(self) -> IntArray:
+        """Each match's place in the padded cumulative mass (a leading 0 per segment)."""
+        return np.arange(self.match.size) + self.seg_of + 1
+
     def aggregate(self, counts: FloatArray | None) -> tuple[FloatArray, FloatArray]:
         """Per-key (wins of a, total) weights when match i occurs ``counts[i]`` times."""
         n = self.match.size
@@ -91,11 +103,8 @@ class EvalGroups:
         # sums never carry the rounding of the ones before it).
         running = np.cumsum(c)
         before = np.concatenate([[0.0], running[self.seg_start[1:] - 1]])
-        lengths = np.diff(np.append(self.seg_start, n))
         padded = np.zeros(n + self.seg_start.size)
-        padded[np.arange(n) + np.repeat(np.arange(lengths.size), lengths) + 1] = (
-            running - np.repeat(before, lengths)
-        )
+        padded[self.padded_at] = running - before[self.seg_of]
         won = c[self.entry_match] * padded[self.entry_ptr] * self.entry_factor
         size = self.n_keys
         wins = weighted_bincount(self.entry_key, won, size)
