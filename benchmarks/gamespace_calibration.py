@@ -92,6 +92,65 @@ async def part_steps(args: argparse.Namespace) -> dict[str, float]:
     return out
 
 
+async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
+    """The calibration cases over --seeds settings (seed s: evaluation maps, runs and
+    bootstrap), each R runs x K maps, the tests' tiny model and games (a fresh oracle and
+    store per seed, tuned models kept in a temporary folder)."""
+    from arena.gamespace.transfer import TransferSetting, open_oracle
+    from arena.match_setup import load_game_text
+
+    counts = {"renamed": 0, "noop": 0, "fixed": 0, "learnable": 0}
+    agree = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        model = tg.save_long_context_model(folder / "tiny")
+        plain, renamed, fixed = tg.games()
+        noop = load_game_text(tg.NOOP, "noop.xgl")
+        print(f"{'seed':>4} {'V(renamed)':>24} {'V(noop)':>24} {'fixed':>10} {'plain':>16}")
+        for seed in range(args.seeds):
+            setting = TransferSetting(
+                tg.player_spec(model), args.finetuner, tg.BUDGET, maps=args.maps, seed=seed,
+                judge="ngram", runs=args.runs,
+            )
+            async with open_oracle(setting, engine=None, models_dir=folder / "m") as oracle:
+                learn = await oracle.verdict(plain)
+                stuck = await oracle.verdict(fixed)
+                v_renamed = await oracle.transfer_record(plain, renamed)
+                v_noop = await oracle.transfer_record(plain, noop)
+                v_fixed = await oracle.transfer_record(plain, fixed)
+                agree += oracle.agreement[tg.game_sha(plain)][0] == args.runs
+
+            def contains_one(r: object) -> bool:
+                low, high = getattr(r, "low", None), getattr(r, "high", None)
+                return low is not None and high is not None and low <= 1.0 <= high
+
+            def show(r: object) -> str:
+                v, low, high = (getattr(r, k) for k in ("value", "low", "high"))
+                return "undefined" if v is None else f"{v:.2f} [{low:.2f}, {high:.2f}]"
+
+            counts["renamed"] += contains_one(v_renamed)
+            counts["noop"] += contains_one(v_noop)
+            counts["fixed"] += (not stuck.playable) and v_fixed.value is None
+            counts["learnable"] += learn.playable
+            print(f"{seed:>4} {show(v_renamed):>24} {show(v_noop):>24} "
+                  f"{'unplayable' if not stuck.playable else 'PLAYABLE':>10} "
+                  f"{'playable' if learn.playable else 'NOT playable':>16}", flush=True)
+    n = args.seeds
+    print(f"\n{'case':<44} {'rate':>6} {'95% Wilson':>14}  target")
+    targets = {"renamed": ("renamed copy: V interval contains 1", 0.9),
+               "noop": ("no-op copy: V interval contains 1", 0.9),
+               "fixed": ("score no move changes: not playable, V undef.", 0.95),
+               "learnable": ("learnable game judged playable", 0.9)}
+    out: dict[str, float] = {}
+    for key, (label, target) in targets.items():
+        low, high = wilson(counts[key], n)
+        print(f"{label:<44} {counts[key] / n:>6.2f} [{low:.2f}, {high:.2f}]  >= {target}")
+        out[f"rate_{key}"] = round(counts[key] / n, 3)
+    out["runs_all_agree_on_plain"] = agree
+    out["seeds"] = n
+    return out
+
+
 async def part_filter(args: argparse.Namespace) -> dict[str, float]:
     """Pass rates of the trend filter (and of the old arms rule) for a non-learning base
     (`random`) and a learning one (`search`), one trial per seed (maps seed*N..)."""
@@ -140,6 +199,8 @@ async def main(argv: list[str]) -> None:
     for part in args.part or ["steps"]:
         if part == "steps":
             results.update(await part_steps(args))
+        elif part == "transfer":
+            results.update(await part_transfer(args))
         elif part == "filter":
             results.update(await part_filter(args))
     print(" ".join(f"{k}={v}" for k, v in results.items()))

@@ -26,6 +26,7 @@ elicit(t, 4)
 reward(nex(t))
 """
 RENAMED = PLAIN.replace("(t", "(x").replace("Plain", "Renamed")
+NOOP = PLAIN.replace("Plain", "Noop") + "assign(s=s)\n"  # an instruction that does nothing
 FIXED = """# Fixed (test game)
 # measures: nothing the player says counts
 # players: black
@@ -63,3 +64,9 @@ def save_long_context_model(folder: Path) -> Path:
 
 def player_spec(model: Path) -> str:
     return f"hf:{model}?max_new_tokens=4&temperature=0"
+
+
+def game_sha(game: LoadedGame) -> str:
+    from arena.lang.game_file import game_sha256
+
+    return game_sha256(game.source)
