@@ -11,6 +11,13 @@ the rendering is ours. Its conventions, followed to the character:
 - a block opens ``<tag>`` and indents its lines by two spaces; a line with a newline inside
   is indented once, except where the benchmark splits a score into lines;
 - the benchmark numbers instruction lines from 0 (we number them from 1).
+
+Known differences (the text is otherwise identical, tests/players/test_xent_benchmark_prompt.py):
+a token that splits a multi-byte character shows, in the benchmark, the judge tokenizer's
+decoding of that token alone (U+FFFD for the partial bytes); our judge's token pieces put
+the character on the token that completes it and nothing on the others. The benchmark's
+player takes the last <move> of a reply, or the whole reply when it has none; ours asks
+once more (players/reply_parsing.py).
 """
 
 from __future__ import annotations
