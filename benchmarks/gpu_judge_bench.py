@@ -3,7 +3,8 @@ tokens/s next to a plain batched forward of the same model on the same requests.
 
 Models are random-initialised (no hub): GPT-2 small's shape (124M) and a ~1.1B Llama shape
 (TinyLlama's: 22 layers, d 2048, GQA 32/4 heads, vocab 32000); `--quick` uses two-layer
-d-256 versions of both (vocab 8192) and 64 requests, for a CPU. Token ids come from the bundled judge's tokenizer (its ids fit
+d-256 versions of both (vocab 8192) and 64 requests, for a CPU; `bundled` is the trained
+bundled judge (for the bits gap of a model that predicts its text). Token ids come from the bundled judge's tokenizer (its ids fit
 any vocabulary here). The workload is `--requests` all-different score requests (seeded
 corpus stories scored after a short numbered prefix, as `xed` does).
 
@@ -63,6 +64,12 @@ def make_model(name: str, dtype: torch.dtype, device: str) -> Any:
     """A random-initialised causal LM of shape `name` (seed 0), in eval mode."""
     from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 
+    if name == "bundled":  # the trained checkpoint: its bits gaps are those of a real judge
+        from transformers import AutoModelForCausalLM
+
+        lm = AutoModelForCausalLM.from_pretrained(str(bundled_model_path()))
+        trained: Any = lm
+        return trained.to(dtype=dtype, device=device).train(False).requires_grad_(False)
     family, layers, d, heads, kv, ffn, vocab = SHAPES[name]
     torch.manual_seed(0)
     if family == "gpt2":
@@ -288,7 +295,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--quick", action="store_true", help="two-layer shapes, 64 requests (CPU)")
     p.add_argument("--device", default="auto")
-    p.add_argument("--sizes", default=None, help=f"comma-separated: {', '.join(SHAPES)}")
+    p.add_argument("--sizes", default=None, help=f"comma-separated: {', '.join(SHAPES)}, bundled")
     p.add_argument("--dtypes", default="float32,bfloat16")
     p.add_argument("--requests", type=int, default=None)
     p.add_argument("--concurrency", type=int, default=512)
