@@ -48,8 +48,14 @@ from tenacity import (
 )
 
 from arena.errors import ConfigError, MissingExtraError, PermanentPlayerError, PlayerError
-from arena.players.prompting import PROMPT_STYLES, PromptOptions, build_messages
+from arena.players.prompting import (
+    PROMPT_STYLES,
+    XENT_BENCHMARK,
+    PromptOptions,
+    build_messages,
+)
 from arena.players.reply_parsing import MissingMoveTags, parse_reply
+from arena.players.xent_benchmark_prompt import benchmark_move
 from arena.plugin_types import PlayerContext
 from arena.protocols.chat import ChatReply
 from arena.protocols.player import MoveRequest
@@ -274,6 +280,8 @@ class LLMPlayer:
         try:
             reply, used = await self._complete(litellm, messages, request.seed)
             usage += used
+            if self._options.style == XENT_BENCHMARK:  # read as the benchmark reads it
+                return benchmark_move(reply, request.registers)
             parsed = parse_reply(reply, request.registers)
             if isinstance(parsed, MissingMoveTags):
                 log.info("%s: reply had no move tags; sending one correction", self._name)

@@ -15,14 +15,14 @@ the rendering is ours. Its conventions, followed to the character:
 Known differences (the text is otherwise identical, tests/players/test_xent_benchmark_prompt.py):
 a token that splits a multi-byte character shows, in the benchmark, the judge tokenizer's
 decoding of that token alone (U+FFFD for the partial bytes); our judge's token pieces put
-the character on the token that completes it and nothing on the others. The benchmark's
-player takes the last <move> of a reply, or the whole reply when it has none; ours asks
-once more (players/reply_parsing.py).
+the character on the token that completes it and nothing on the others. Replies are read
+as the benchmark's player reads them (`benchmark_move`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,7 +32,7 @@ from importlib.resources import files
 from arena.errors import PermanentPlayerError
 from arena.protocols.player import HistoryItem, MoveRequest
 
-__all__ = ["GAMES", "benchmark_game", "render_xent_benchmark"]
+__all__ = ["GAMES", "benchmark_game", "benchmark_move", "render_xent_benchmark"]
 
 SCALE = 10  # the benchmark shows scores x10
 ALETHIOMETER_REASON = "Contains invalid symbols not in the allowed set"
@@ -431,3 +431,16 @@ def render_xent_benchmark(request: MoveRequest) -> str:
     out.lines.append(_header(game, request))
     GAMES[game](request, out)
     return out.text()
+
+
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+_MOVE = re.compile(r"<move>(.*?)</move>", re.DOTALL)
+
+
+def benchmark_move(reply: str, registers: Sequence[str]) -> dict[str, str]:
+    """The move as the benchmark's player reads a reply: reasoning in <think> tags dropped,
+    then the last <move>...</move> as is (spaces kept), else the whole remaining reply."""
+    text = _THINK.sub("", reply)
+    found = _MOVE.findall(text)
+    move = found[-1] if found else text
+    return dict.fromkeys(registers, move)

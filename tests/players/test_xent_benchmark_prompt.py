@@ -22,7 +22,12 @@ import pytest
 
 from arena.match_setup import build_match, load_game_text
 from arena.players.prompting import PromptOptions, build_messages
-from arena.players.xent_benchmark_prompt import GAMES, benchmark_game, render_xent_benchmark
+from arena.players.xent_benchmark_prompt import (
+    GAMES,
+    benchmark_game,
+    benchmark_move,
+    render_xent_benchmark,
+)
 from arena.protocols.player import (
     GameView,
     HistoryItem,
@@ -330,3 +335,11 @@ def test_a_litellm_player_sends_the_benchmark_text_of_a_published_map(tmp_path: 
     assert "<round0>\n    <prefix>lantern harbour</prefix>\n    <score>\n      Total: " in (
         second[0]["content"])
     assert "Best score achieved: " in second[0]["content"]
+
+
+def test_replies_are_read_as_the_benchmarks_player_reads_them() -> None:
+    registers = ("x",)
+    assert benchmark_move("<move>a</move> then <move> b c </move>", registers) == {"x": " b c "}
+    assert benchmark_move("<think><move>no</move></think><move>yes</move>", registers) == {
+        "x": "yes"}
+    assert benchmark_move("no tags at all", registers) == {"x": "no tags at all"}
