@@ -171,9 +171,13 @@ def show_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the archive as JSON (verdicts included).")
     ] = False,
+    eta: Annotated[
+        float | None, typer.Option("--cover", help="Also print the optimal eta-cover of the "
+                                   "scope for this eta (Def. 45) and Def. 47's measure.")
+    ] = None,
 ) -> None:
     """Show a scope's games, rounds, gammas and transfer covers."""
-    from arena.gamespace.scope_report import archive_values, scope_report
+    from arena.gamespace.scope_report import archive_values, scope_cover, scope_report
     from arena.storage import Store, transfers
     from arena.storage import scopes as store
 
@@ -186,7 +190,19 @@ def show_command(
         measured = transfers.transfers(db_store.engine, found.setting_sha256)
     finally:
         db_store.close()
-    report = scope_report(rows, archive_values(rows, measured))
+    values = archive_values(rows, measured)
+    report = scope_report(rows, values)
+    if eta is not None:
+        gamma, names = scope_cover(rows, values, eta)
+        how = "optimal" if gamma.exact else f"greedy, within {gamma.bound:.2f}x the optimum"
+        typer.echo(
+            f"eta-cover (Def. 45, eta={eta:g}, {how}): {len(names)} game(s) "
+            f"{', '.join(names)}; transfer cover {_number(gamma.cover.value)}"
+        )
+        typer.echo(
+            f"Def. 47: the benchmark measure of ({name}, eta={eta:g}) is the histogram of a "
+            f"model's scores over these {len(names)} game(s)."
+        )
     if as_json:
         typer.echo(show_json(found, rows, report))
         return

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.gamespace.cover import Cover, Values, transfer_cover
+from arena.gamespace.cover import Cover, EtaCover, Values, eta_cover, transfer_cover
 from arena.storage.scopes import ScopeGameRecord
 from arena.storage.transfers import TransferRecord
 
@@ -66,4 +66,16 @@ def scope_report(games: Sequence[ScopeGameRecord], values: Values) -> ScopeRepor
     return ScopeReport(tuple(rounds), candidates, len(weighed), covers)
 
 
-__all__ = ["ScopeReport", "archive_values", "scope_report"]
+def scope_cover(
+    games: Sequence[ScopeGameRecord], values: Values, eta: float
+) -> tuple[EtaCover, tuple[str, ...]]:
+    """The optimal η-cover Γ of the scope's games Σ (Def. 45) from the values known, and
+    Γ's game names: the games whose score histogram is Def. 47's benchmark measure μ_Σ^η.
+    Pairs the growth never measured count as not covering (a conservative cover)."""
+    members = [g for g in games if g.accepted]
+    found = eta_cover([g.sha256 for g in members], values, eta)
+    names = {g.sha256: g.name for g in members}
+    return found, tuple(names[k] for k in found.games)
+
+
+__all__ = ["ScopeReport", "archive_values", "scope_cover", "scope_report"]

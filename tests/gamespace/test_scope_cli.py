@@ -120,6 +120,14 @@ def test_show_and_list_report_rounds_and_covers(
     assert doc["covers"]["Δ_Σ(candidates ∪ Σ)"]["value"] == pytest.approx(0.9)
     stopped = next(g for g in doc["games"] if g["name"] == "simplest_cut-mut-s6-1")
     assert stopped["verdicts"]["decision"] == "stop" and stopped["gamma"] == 0.9
+    # Def. 45: V_root(mut-s5-0) = 0.5, the other way round unmeasured: at eta 0.5 the root
+    # alone covers Σ; at 0.6 nothing does but each game itself
+    main(["scope", "show", "k", "--cover", "0.5", "--db", db])
+    shown = capsys.readouterr().out
+    assert "eta-cover (Def. 45, eta=0.5, optimal): 1 game(s) simplest_cut;" in shown
+    assert "Def. 47: the benchmark measure of (k, eta=0.5)" in shown
+    main(["scope", "show", "k", "--cover", "0.6", "--db", db])
+    assert "optimal): 2 game(s)" in capsys.readouterr().out
     main(["scope", "list", "--db", db])
     listed = capsys.readouterr().out
     assert "k" in listed and "done" in listed
