@@ -124,7 +124,7 @@ def play_server_command(
     ] = 3600.0,
     tournament: Annotated[
         list[Path] | None,
-        typer.Option(help="A tournament file to run here (its human:web entrants play on the "
+        typer.Option("--tournament", "-t", help="A tournament file to run here (its human:web entrants play on the "
                      "page; its move_timeout applies); repeatable."),
     ] = None,
 ) -> None:
