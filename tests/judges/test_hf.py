@@ -155,7 +155,9 @@ async def test_bfloat16_stays_near_float32(tiny_model_dir: Path, torch_device: s
     from arena.judges.hf import HFJudge
 
     fp32 = HFJudge.from_pretrained(str(tiny_model_dir), device=torch_device, tf32=False)
-    bf16 = HFJudge.from_pretrained(str(tiny_model_dir), device=torch_device, dtype="bf16")
+    bf16 = HFJudge.from_pretrained(
+        str(tiny_model_dir), device=torch_device, dtype="bf16", tf32=False
+    )  # tf32 is process-wide on CUDA: keep it off for the float32 side too
     gaps = [
         abs(x - y)
         for a, b in zip(await fp32.score(RAGGED), await bf16.score(RAGGED), strict=True)
