@@ -35,10 +35,10 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def setting(model: Path) -> TransferSetting:
+def setting(model: Path, torch_device: str) -> TransferSetting:
     return TransferSetting(
-        tg.player_spec(model), tg.FINETUNER, tg.BUDGET, maps=tg.MAPS, seed=0, judge="ngram",
-        runs=tg.RUNS,
+        tg.player_spec(model, torch_device), tg.FINETUNER, tg.BUDGET, maps=tg.MAPS, seed=0,
+        judge="ngram", runs=tg.RUNS,
     )
 
 

@@ -62,8 +62,10 @@ def save_long_context_model(folder: Path) -> Path:
     return folder
 
 
-def player_spec(model: Path) -> str:
-    return f"hf:{model}?max_new_tokens=4&temperature=0"
+def player_spec(model: Path, device: str = "cpu") -> str:
+    """Greedy play on `device` (the tests pass the `torch_device` fixture: `pytest --device
+    cuda`; without it the hf player's `auto` would pick a GPU where there is one)."""
+    return f"hf:{model}?max_new_tokens=4&temperature=0&device={device}"
 
 
 def game_sha(game: LoadedGame) -> str:
