@@ -1,5 +1,8 @@
 """`games = "scope:NAME"` in a tournament file: the games of a scope grown by `arena scope
 grow` (its initial and accepted games), read from the tournament's database.
+`games = "scope:NAME?cover=ETA"` plays only the scope's optimal ETA-cover (Def. 45, from the
+transfer values the growth measured; `arena.gamespace.scope_report.scope_cover`): the
+games whose scores make Def. 47's benchmark measure.
 
 The games' text comes from the scope's rows and is checked like any game file when the
 tournament is prepared (`arena.tournaments.prepare`); it is never executed as Python.
@@ -33,7 +36,26 @@ def is_scope_ref(value: object) -> bool:
     return isinstance(value, str) and value.startswith(PREFIX)
 
 
-def _read(engine: Database, name: str) -> ScopeGames:
+def _cover_eta(ref: str, query: str) -> float | None:
+    from urllib.parse import parse_qs
+
+    params = parse_qs(query, keep_blank_values=True)
+    unknown = sorted(set(params) - {"cover"})
+    text = params.get("cover", [None])[-1]
+    try:
+        eta = None if text is None else float(text)
+    except ValueError:
+        eta = None
+        unknown = unknown or ["cover"]
+    if unknown or (text is not None and eta is None):
+        raise ArenaError(
+            f"games = \"{ref}\" has a bad option ({', '.join(unknown)}): the only option is "
+            "cover=ETA, a number such as 0.5; write e.g. \"scope:NAME?cover=0.5\"."
+        )
+    return eta
+
+
+def _read(engine: Database, name: str, eta: float | None = None) -> ScopeGames:
     games = scopes.accepted_games(engine, name)
     if games is None:
         raise scopes.unknown_scope(name, scopes.scope_names(engine))
@@ -42,6 +64,16 @@ def _read(engine: Database, name: str) -> ScopeGames:
             f"The scope '{name}' in {describe(engine)} has no games yet; grow it with "
             f"`arena scope grow --name {name} --from GAME`."
         )
+    if eta is not None:
+        from arena.gamespace.scope_report import archive_values, scope_cover
+        from arena.storage import transfers
+
+        found = scopes.scope(engine, name)
+        assert found is not None  # accepted_games found it
+        rows = scopes.games(engine, found.id)
+        values = archive_values(rows, transfers.transfers(engine, found.setting_sha256))
+        gamma, _ = scope_cover(rows, values, eta)
+        games = [g for g in games if g.sha256 in set(gamma.games)]
     names = Counter(g.name for g in games)
     # a name two texts share (two parents' mutations alike named) gets its text's hash
     labels = [g.name if names[g.name] == 1 else f"{g.name}-{g.sha256[:8]}" for g in games]
@@ -53,9 +85,10 @@ def _read(engine: Database, name: str) -> ScopeGames:
 def scope_games(ref: str, db: DatabaseRef) -> ScopeGames:
     """The games of `scope:NAME` in the database `db`; `ArenaError` with the fix when the
     scope (or the database) is not there."""
-    name = ref[len(PREFIX):]
+    name, _, query = ref[len(PREFIX):].partition("?")
+    eta = _cover_eta(ref, query)
     if isinstance(db, Database):
-        return _read(db, name)
+        return _read(db, name, eta)
     try:
         engine = open_read_only(db)
     except ArenaError as error:
@@ -63,7 +96,7 @@ def scope_games(ref: str, db: DatabaseRef) -> ScopeGames:
             f"games = \"{ref}\" needs the database that holds the scope: {error}"
         ) from None
     try:
-        return _read(engine, name)
+        return _read(engine, name, eta)
     finally:
         engine.dispose()
 

@@ -128,6 +128,15 @@ def test_show_and_list_report_rounds_and_covers(
     assert "Def. 47: the benchmark measure of (k, eta=0.5)" in shown
     main(["scope", "show", "k", "--cover", "0.6", "--db", db])
     assert "optimal): 2 game(s)" in capsys.readouterr().out
+    # games = "scope:k?cover=ETA" in a tournament plays the cover only
+    from arena.errors import ArenaError
+    from arena.tournaments.scope_games import scope_games
+
+    assert [e["game"] for e in scope_games("scope:k?cover=0.5", db).entries] == ["simplest_cut"]
+    assert len(scope_games("scope:k?cover=0.6", db).entries) == 2
+    assert len(scope_games("scope:k", db).entries) == 2
+    with pytest.raises(ArenaError, match="only option is cover=ETA"):
+        scope_games("scope:k?cover=half", db)
     main(["scope", "list", "--db", db])
     listed = capsys.readouterr().out
     assert "k" in listed and "done" in listed
