@@ -35,12 +35,14 @@ player = "random?words=3"
 
 @pytest.fixture
 def grown(tmp_path: Path) -> str:
-    """A scope k grown from simplest_cut (every transfer value 0.5), in tmp_path/a.db."""
+    """A scope k grown from simplest_cut (every transfer value 0.5), in tmp_path/a.db.
+    24 candidates: of the first 12 the only one accepted besides the root was the root plus
+    a reveal after its last move, a copy since semantic de-duplication (issue 19)."""
     table = tmp_path / "matrix.json"
     table.write_text(json.dumps({"default": 0.5}))
     db = sqlite_url(tmp_path / "a.db")
     main(["scope", "grow", "--name", "k", "--from", "simplest_cut", "--oracle",
-          f"table:{table}", "--judge", "ngram", "--rounds", "1", "--budget", "12", "--batch",
+          f"table:{table}", "--judge", "ngram", "--rounds", "1", "--budget", "24", "--batch",
           "4", "--db", db])
     return db
 
@@ -81,7 +83,7 @@ async def test_unknown_scope_and_a_broken_stored_text(tmp_path: Path, grown: str
     engine.dispose()
     with pytest.raises(TournamentConfigError) as error:
         await run_file(tournament(tmp_path, "k"), db=grown)
-    assert "games[1](simplest_cut-mut-s2-3).game" in str(error.value)
+    assert "games[1](simplest_cut-mut-" in str(error.value)
     assert "imports are not allowed in XGL" in str(error.value)
 
 
