@@ -191,7 +191,7 @@ async def test_the_same_seed_grows_the_same_scope_with_a_real_sampler(
         db = Store.open(sqlite_url(folder / "arena.db"))
         try:
             scope = store.create_scope(db.engine, "m", "{}", "x")
-            params = GrowthParams(0.2, 0.2, rounds=2, budget=12, batch=4, seed=seed)
+            params = GrowthParams(0.2, 0.2, rounds=2, budget=24, batch=4, seed=seed)
             await ScopeGrowth(
                 params, sampler=MutateSampler(),
                 pipeline=FilterPipeline(Registry.load(), judge, PipelineConfig(seed=seed)),
