@@ -66,7 +66,7 @@ def test_a_real_run_prints_stores_and_reads_back(tmp_path: Path) -> None:
     args = [
         sys.executable, "-m", "arena.cli", "transfer", *files, "--player", tg.player_spec(model),
         "--finetuner", tg.FINETUNER, "--budget-tokens", str(tg.BUDGET), "--maps", "6",
-        "--judge", "ngram", "--db", str(tmp_path / "arena.db"),
+        "--judge", "ngram", "--runs", "2", "--db", str(tmp_path / "arena.db"),
         "--models-dir", str(tmp_path / "tuned"),
     ]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -78,6 +78,7 @@ def test_a_real_run_prints_stores_and_reads_back(tmp_path: Path) -> None:
     assert "yes" in plain_row  # playable
     fixed_row = [line for line in out.splitlines() if line.startswith("│ fixed ")]
     assert "no" in fixed_row[0] and fixed_row[1].count("undefined") == 2
+    assert "2 of 2" in plain_row  # both runs agree with the verdict
     assert "stored under setting" in out
     assert "fine-tuning" in done.stderr  # progress goes to stderr
     again = subprocess.run([*args, "--json"], env=env, capture_output=True, text=True,
@@ -90,6 +91,8 @@ def test_a_real_run_prints_stores_and_reads_back(tmp_path: Path) -> None:
     assert verdicts["plain"]["playable"] and not verdicts["fixed"]["playable"]
     assert len(verdicts["plain"]["scores_before"]) == 6
     values = {(v["source"], v["target"]): v for v in doc["transfers"]}
-    assert len(values) == 4 and values[("plain", "fixed")]["value"] == 0.0
+    assert len(values) == 4 and values[("plain", "fixed")]["value"] is None  # Def. 37:
+    assert "target game is not playable" in values[("plain", "fixed")]["reason"]  # both
+    assert verdicts["plain"]["runs"] == 2 and verdicts["plain"]["runs_agreeing"] == 2
     assert values[("fixed", "plain")]["value"] is None
     assert values[("fixed", "plain")]["reason"].startswith("undefined")
