@@ -12,7 +12,12 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import Engine
 
-from arena.gamespace.scope_report import ScopeReport, archive_values, scope_report
+from arena.gamespace.scope_report import (
+    ScopeReport,
+    archive_values,
+    scope_cover,
+    scope_report,
+)
 from arena.storage import scopes as stored
 from arena.storage import transfers
 
@@ -33,6 +38,9 @@ def scope_list(engine: Engine) -> pd.DataFrame:
 
 def _number(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else value
+
+
+ETAS = (0.25, 0.5, 0.75)  # the eta-covers the Scopes page shows
 
 
 def scope_view(engine: Engine, name: str) -> dict[str, Any] | None:
@@ -71,7 +79,18 @@ def scope_view(engine: Engine, name: str) -> dict[str, Any] | None:
         ],
         columns=["cover", "value", "pairs measured", "pairs", "games with no measured value"],
     )
+    values = archive_values(rows, transfers.transfers(engine, found.setting_sha256))
+    eta_rows = []
+    for eta in ETAS:  # Def. 45's optimal eta-covers: what scope:NAME?cover=ETA plays
+        gamma, names = scope_cover(rows, values, eta)
+        eta_rows.append({"eta": eta, "games": len(names), "cover": ", ".join(names),
+                         "transfer cover": _number(gamma.cover.value),
+                         "optimal": "yes" if gamma.exact else f"greedy (<= {gamma.bound:.2f}x)"})
+    eta_covers = pd.DataFrame(
+        eta_rows, columns=["eta", "games", "cover", "transfer cover", "optimal"]
+    )
     return {
+        "eta_covers": eta_covers,
         "params": json.loads(found.params_json or "{}"), "status": found.status,
         "round": found.round, "candidates": report.candidates, "weighed": report.weighed,
         "archive": archive, "rounds": rounds, "covers": covers,

@@ -34,6 +34,12 @@ tables.show(view["covers"])
 st.caption("Δ_Γ(Σ) = min over G in Σ of max over G' in Γ of V_G'(G), over the transfer values "
            "the growth measured (V_G(G) = 1); a game with no measured value from Γ is counted "
            "in the last column and left out of the minimum.")
+st.subheader("Optimal η-covers (Def. 45) and the benchmark (Def. 47)")
+tables.show(view["eta_covers"])
+st.caption("The fewest games of the scope whose measured transfer values reach every game at "
+           "η or more (then the largest transfer cover); Def. 47's benchmark measure is the "
+           "histogram of a model's scores over them. A tournament plays one with games = "
+           "\"scope:NAME?cover=η\".")
 st.subheader("Archive")
 tables.show(view["archive"])
 st.caption("in scope: an initial game or an accepted candidate; gamma: the largest transfer "

@@ -24,7 +24,7 @@ def test_rounds_covers_and_archive_of_a_grown_scope(open_app: OpenApp, tmp_path:
     no_exception(at)
     assert not at.error
     assert at.title[0].value == "Scopes"
-    listing, rounds, covers, archive = (d.value for d in at.dataframe)
+    listing, rounds, covers, eta_covers, archive = (d.value for d in at.dataframe)
     assert list(listing["scope"]) == ["grown"] and listing["games"][0] == 2
     assert list(rounds["step"]) == ["Σ_0", "Ω_0"]
     assert list(rounds["names"]) == ["alpha", HOSTILE]  # the name as text
@@ -34,6 +34,10 @@ def test_rounds_covers_and_archive_of_a_grown_scope(open_app: OpenApp, tmp_path:
     assert cover["Δ_Σ0(Σ)"] == 0.4
     assert cover["Δ_Σ(Σ)"] == 1.0
     assert cover["Δ_Σ(candidates ∪ Σ)"] == 0.95
+    # Def. 45: at eta 0.25 one game covers the scope (V_alpha(hostile) = 0.4)
+    assert list(eta_covers["eta"]) == [0.25, 0.5, 0.75]
+    assert eta_covers["games"][0] == 1 and eta_covers["cover"][0] in ("alpha", HOSTILE)
+    assert eta_covers["games"][1] == 2
     assert list(archive["in scope"]) == [True, True, False]
     assert list(archive["gamma"].fillna(-1)) == [-1, 0.4, 0.95]
     at.selectbox(key="s_game").set_value(HOSTILE).run()
