@@ -20,8 +20,8 @@ from arena.errors import (
     UnknownNameError,
 )
 from arena.events import Event
-from arena.hookspecs import hookimpl
-from arena.plugin_types import (
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_types import (
     FineTunerEntry,
     GameEntry,
     JudgeEntry,

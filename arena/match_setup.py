@@ -26,11 +26,11 @@ from arena.lang.game_file import GAME_SUFFIXES, read_game_file
 from arena.lang.header import GameHeader, read_header
 from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.lang.loader import load_game
-from arena.plugin_manager import dispatch_event, has_event_listeners
-from arena.plugin_types import GameEntry, PlayerContext
+from arena.plugins.plugin_manager import dispatch_event, has_event_listeners
+from arena.plugins.plugin_types import GameEntry, PlayerContext
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, Player
-from arena.registry import Registry
 from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig, MatchResult, active_players, play_match
 from arena.runtime.round import RoundLimits

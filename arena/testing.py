@@ -23,10 +23,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from arena.match_setup import LoadedGame, SeatSpec, build_match, load_entry, load_game_text
-from arena.plugin_types import GameEntry, PlayerContext, PlayerFactory
+from arena.plugins.plugin_types import GameEntry, PlayerContext, PlayerFactory
+from arena.plugins.registry import Registry
 from arena.protocols.judge import GenerateRequest, Judge, JudgeInfo, ScoreRequest
 from arena.protocols.player import Player
-from arena.registry import Registry
 from arena.runtime.match import MatchResult
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy

@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from arena.hookspecs import hookimpl
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import StorySourceEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import StorySourceEntry
+from arena.plugins.registry import Registry
 from arena.protocols.story import StoryRequest
-from arena.registry import Registry
 from arena.runtime.maps import JudgeStorySource
 from arena.storage import MATCH_DONE, FinishedMatch, ParticipantInfo, SeatResult, Store
 

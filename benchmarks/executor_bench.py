@@ -25,18 +25,18 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from arena.hookspecs import hookimpl
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import JudgeEntry, PlayerContext, PlayerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import JudgeEntry, PlayerContext, PlayerEntry
+from arena.plugins.registry import Registry
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.protocols.player import MoveRequest
-from arena.registry import Registry
 from arena.runtime.maps import JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig
 from arena.specs import Spec
 from arena.storage import Store, sqlite_url
 from arena.tournaments.config import parse_tournament
-from arena.tournaments.executor import run_tournament
+from arena.tournaments.executors.engine import run_tournament
 from arena.tournaments.match_task import MatchContext, play_plan
 from arena.tournaments.pairings import MatchPlan
 from arena.tournaments.prepare import PreparedTournament, prepare_tournament

@@ -21,7 +21,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from arena.storage import sqlite_url
-from arena.tournaments.cli_ratings import app
+from arena.tournaments.cli.ratings import app
 
 REPO = Path(__file__).resolve().parents[1]
 PUBLISHED = {

@@ -32,8 +32,8 @@ from pathlib import Path
 from arena.gamespace.evaluate import game_scores
 from arena.gamespace.finetune import MIN_STEPS
 from arena.match_setup import LoadedGame, load_entry
+from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest
-from arena.registry import Registry
 from tests.gamespace import transfer_games as tg
 
 

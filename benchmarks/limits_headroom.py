@@ -36,9 +36,9 @@ from arena.lang.ast import Expr, Int, Program, iter_children
 from arena.lang.limits import DEFAULT_LIMITS, LIMIT_NAMES, ResourceLimits
 from arena.lang.meter import RoundMeter
 from arena.match_setup import load_entry
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest
-from arena.registry import Registry
 from arena.runtime.maps import DEFAULT_STORY_TOKENS, JudgeStorySource, resolve_map, story_requests
 from arena.runtime.round import RoundLimits, RoundRunner
 from arena.runtime.seat import MovePolicy, Seat

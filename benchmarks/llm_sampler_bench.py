@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
+from arena.plugins.registry import Registry
 from arena.protocols.sampler import ParentGame
-from arena.registry import Registry
 from tests.support.openai_compat_server import ServerState, start_server
 
 PARENT_FILE = Path(__file__).resolve().parents[1] / "arena" / "games" / "simplest_cut.xgl"

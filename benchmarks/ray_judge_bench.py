@@ -89,8 +89,8 @@ def tokens(metrics: dict[str, float]) -> float:
 
 
 async def in_process(spec: str, requests: list[Any], concurrency: int) -> dict[str, Any]:
-    from arena.plugin_manager import create_plugin_manager
-    from arena.registry import Registry
+    from arena.plugins.plugin_manager import create_plugin_manager
+    from arena.plugins.registry import Registry
 
     judge = Registry.from_plugin_manager(create_plugin_manager()).create_judge(spec)
     await drive(judge, workload(64, 99), concurrency)  # warm-up: kernels, allocator

@@ -32,17 +32,17 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from arena.hookspecs import hookimpl
 from arena.match_setup import load_game_text
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.player import MoveRequest
-from arena.registry import Registry
 from arena.specs import Spec
 from arena.storage import Store, sqlite_url
 from arena.tournaments.config import parse_tournament
-from arena.tournaments.executor import RunSummary, run_tournament
+from arena.tournaments.executors.engine import RunSummary, run_tournament
 from arena.tournaments.executors.ray_executor import RayExecutor
 from arena.tournaments.executors.ray_judge import start_judge_actors
 from arena.tournaments.prepare import PreparedTournament, prepare_tournament

@@ -30,10 +30,10 @@ from pathlib import Path
 
 from arena.gamespace.pipeline import STAGES, FilterPipeline, PipelineConfig, library_keys
 from arena.match_setup import load_entry
+from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest, FineTuneResult
 from arena.protocols.judge import Judge
 from arena.protocols.sampler import ParentGame
-from arena.registry import Registry
 
 
 async def finetune_rate(

@@ -17,8 +17,8 @@ import statistics
 import time
 
 from arena.match_setup import ANALYSIS_POLICY, build_match, load_entry, resolve_game_map
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
-from arena.registry import Registry
 
 
 def parse_args() -> argparse.Namespace:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from arena.hookspecs import hookimpl
 from arena.judges.hf_load import DTYPES
-from arena.plugin_types import JudgeEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_types import JudgeEntry
 from arena.protocols.judge import Judge
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec

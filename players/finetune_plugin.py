@@ -4,8 +4,8 @@ a third-party plugin's. It lives beside the hf player because it trains that pla
 
 from __future__ import annotations
 
-from arena.hookspecs import hookimpl
-from arena.plugin_types import FineTunerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_types import FineTunerEntry
 from arena.specs import Spec
 
 

@@ -36,7 +36,7 @@ from typing import Any
 from arena.errors import ConfigError, MissingExtraError, PlayerError
 from arena.players.prompting import PromptOptions, build_messages, build_prompt_text
 from arena.players.reply_parsing import MissingMoveTags, parse_reply, strip_thinking
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec

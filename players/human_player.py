@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.errors import ConfigError, PlayerError
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import HistoryItem, MoveRequest
 from arena.specs import Spec
 

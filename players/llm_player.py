@@ -56,7 +56,7 @@ from arena.players.prompting import (
 )
 from arena.players.reply_parsing import MissingMoveTags, parse_reply
 from arena.players.xent_benchmark_prompt import benchmark_move
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.chat import ChatReply
 from arena.protocols.player import MoveRequest
 from arena.redaction import redact_secret

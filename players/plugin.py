@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.hookspecs import hookimpl
 from arena.lang.limits import MOVE_WORDS_CEILING
 from arena.players.hf_player import SPEC_PARAMS as HF_PARAMS
 from arena.players.hf_player import create_hf_player
@@ -27,7 +26,8 @@ from arena.players.search_player import (
 )
 from arena.players.web_human import PARAMS as WEB_PARAMS
 from arena.players.web_human import create_human
-from arena.plugin_types import PlayerContext, PlayerEntry, PlayerFactory, SamplerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_types import PlayerContext, PlayerEntry, PlayerFactory, SamplerEntry
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec
 

@@ -17,7 +17,7 @@ from importlib.resources import files
 
 from arena.errors import ConfigError
 from arena.lang.limits import MOVE_WORDS_CEILING
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.specs import Spec
 

@@ -48,8 +48,8 @@ from arena.gamespace.evaluate import train_map_seed
 from arena.match_setup import ANALYSIS_POLICY, LoadedGame, SeatSpec, build_match, resolve_game_map
 from arena.players.hf_player import HFSettings, _Loaded, parse_settings, read_model, require_torch
 from arena.players.policy_recorder import RecordedMove, RecordingHFPlayer, Segment
+from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest, FineTuneResult
-from arena.registry import Registry
 from arena.runtime.seeds import public_seed_key, seat_seed
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec, parse_spec

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from arena.errors import ConfigError
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.spec_params import Param, SpecParams
 from arena.specs import NAME_RE, Spec

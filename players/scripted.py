@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import cast
 
 from arena.errors import ConfigError, PlayerError
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.specs import Spec
 

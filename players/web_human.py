@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from arena.errors import ConfigError
 from arena.human_desk import get_desk
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import MoveRequest, Player
 from arena.spec_params import Param

@@ -70,7 +70,7 @@ from arena.tournaments.plugin_problems import JUDGE_STORIES, registry_problems
 from arena.tournaments.scope_games import DatabaseRef, expand
 
 if TYPE_CHECKING:
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
 
 Mode = Literal["eval", "head_to_head"]
 MAX_FILE_BYTES = 4 * 2**20  # far above any real tournament file; reading stays bounded

@@ -1,4 +1,4 @@
-"""The demo tournament behind `arena demo` (its command: `arena.tournaments.cli_demo`): a small
+"""The demo tournament behind `arena demo` (its command: `arena.tournaments.cli.demo`): a small
 offline tournament, then its leaderboard.
 
 The tournament is `tournaments/demo.toml` (package data): the bundled judge, three bundled
@@ -23,7 +23,7 @@ from importlib.resources import files
 from typing import Any
 
 from arena.errors import ConfigError, UnknownNameError
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import Store
 from arena.tournaments.config import TournamentConfig, parse_tournament
 
@@ -71,7 +71,7 @@ def db_option(db: str | None) -> str:
 def dashboard_hint(db: str | None) -> str:
     """The exact command that opens the dashboard on the demo's database (None: the default
     one, so no option), and how to get Streamlit when it is missing."""
-    from arena.tournaments.dashboard_cli import EXTRA
+    from arena.tournaments.cli.dashboard import EXTRA
 
     command = f"Dashboard: arena dashboard{db_option(db)}"
     if importlib.util.find_spec("streamlit") is None:

@@ -13,9 +13,9 @@ from datetime import datetime
 
 from arena.events import Event
 from arena.match_setup import LoadedGame, SeatSpec, build_match
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.redaction import redact
-from arena.registry import Registry
 from arena.runtime.maps import GameMap
 from arena.runtime.match import MatchConfig, MatchResult, SeatScore
 from arena.storage.records import MATCH_DONE, MATCH_ERROR, FinishedMatch, SeatResult

@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 
 from arena.errors import ConfigError
-from arena.tournaments.dashboard_cli import LOOPBACK, STOPPED, check_port, stop_child
+from arena.tournaments.cli.dashboard import LOOPBACK, STOPPED, check_port, stop_child
 
 play_server_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 DEFAULT_PORT = 8600

@@ -7,20 +7,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.hookspecs import hookimpl
+from arena.plugins.hookspecs import hookimpl
 
 if TYPE_CHECKING:
     import typer
 
-    from arena.plugin_types import StorySourceEntry
+    from arena.plugins.plugin_types import StorySourceEntry
 
 
 @hookimpl
 def arena_cli_commands() -> list[typer.Typer]:
-    from arena.tournaments.cli import app
-    from arena.tournaments.cli_demo import app as demo_app
-    from arena.tournaments.cli_ratings import app as ratings_app
-    from arena.tournaments.dashboard_cli import dashboard_app
+    from arena.tournaments.cli.dashboard import dashboard_app
+    from arena.tournaments.cli.demo import app as demo_app
+    from arena.tournaments.cli.ratings import app as ratings_app
+    from arena.tournaments.cli.run import app
     from arena.tournaments.play_server_cli import play_server_app
     from arena.tournaments.recurring.cli import schedule_app, scheduler_app
 

@@ -19,7 +19,7 @@ from arena.specs import parse_spec
 from arena.tournaments.config_errors import Problem, key_path
 
 if TYPE_CHECKING:  # importing the registry and the game loader waits until a check runs
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
 
 # The `stories` value that has the match's judge write the maps (no story-source plugin).
 JUDGE_STORIES = "judge"

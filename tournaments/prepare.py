@@ -13,8 +13,8 @@ from arena.errors import ArenaError
 from arena.lang.ast import Program
 from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame, load_game_ref, load_game_text
+from arena.plugins.registry import Registry
 from arena.redaction import redact
-from arena.registry import Registry
 from arena.specs import parse_spec
 from arena.storage.records import GameInfo, ParticipantInfo
 from arena.tournaments.config import GameConfig, TournamentConfig

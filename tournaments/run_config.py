@@ -8,12 +8,12 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
 from arena.tournaments.config import TournamentConfig, load_tournament
-from arena.tournaments.executor import RunSummary
 from arena.tournaments.executors.base import create_executor
+from arena.tournaments.executors.engine import RunSummary
 from arena.tournaments.prepare import PreparedTournament, prepare_tournament
 from arena.tournaments.ratings.informative import uninformative_roles
 from arena.tournaments.records_from_store import records_from_store

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, build_match
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
-from arena.registry import Registry
 from arena.runtime.seat import MovePolicy
 
 GOLDEN_JUDGE = "ngram"

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.match_setup import ANALYSIS_POLICY, LoadedGame, SeatSpec, build_match
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
-from arena.registry import Registry
 from arena.scoring import TIE_TOLERANCE_BITS
 
 PROBE_ENTRANTS = ("random?seed=101", "random?seed=202")

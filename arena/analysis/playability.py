@@ -23,8 +23,8 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.match_setup import ANALYSIS_POLICY, DEFAULT_MAX_REPLAY, LoadedGame, build_match
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
-from arena.registry import Registry
 from arena.scoring import PlayabilityLevels, arms_curve, assess_curve, playability_levels
 
 

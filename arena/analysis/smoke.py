@@ -23,8 +23,8 @@ from arena.analysis.wellposed import WellPosedness, check_well_posed
 from arena.errors import ArenaError
 from arena.lang.header import header_problems
 from arena.match_setup import ANALYSIS_POLICY, DEFAULT_MAX_REPLAY, LoadedGame, build_match
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
-from arena.registry import Registry
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
-from arena.hookspecs import hookimpl
 from arena.lang.game_file import GAME_SUFFIXES
-from arena.plugin_types import GameEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_types import GameEntry
 
 
 def games_in(directory: Traversable) -> list[GameEntry]:

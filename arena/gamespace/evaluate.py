@@ -31,8 +31,8 @@ from arena.match_setup import (
     build_match,
     resolve_game_map,
 )
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
-from arena.registry import Registry
 from arena.runtime.seeds import derive_seed
 
 EVAL_NAME = "game"  # the name every game-space measurement shows the players

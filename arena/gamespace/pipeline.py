@@ -22,10 +22,10 @@ from arena.analysis.wellposed import check_well_posed
 from arena.errors import ArenaError, GameSyntaxError
 from arena.gamespace.canonical import canonical_key
 from arena.match_setup import LoadedGame, load_entry, load_game_text
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.sampler import GAVE_UP as GAVE_UP
 from arena.protocols.sampler import Proposal
-from arena.registry import Registry
 
 STAGES = ("static", "smoke", "wellposed", "playability", "dedup", "novelty")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from arena.gamespace.mutate import DEFAULT_ATTEMPTS, MAX_DEPTH, make_mutate
 from arena.gamespace.mutations import OPERATORS
-from arena.hookspecs import hookimpl
-from arena.plugin_types import SamplerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_types import SamplerEntry
 from arena.spec_params import Param, SpecParams
 
 MUTATE_PARAMS = SpecParams(params=(

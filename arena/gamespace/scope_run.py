@@ -23,8 +23,8 @@ from arena.gamespace.scope import GrowthParams, GrowthResult, Progress, ScopeGro
 from arena.gamespace.table_oracle import TableOracle
 from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame
+from arena.plugins.registry import Registry
 from arena.redaction import redact
-from arena.registry import Registry
 from arena.specs import NAME_RE
 from arena.storage import Database
 from arena.storage import scopes as store

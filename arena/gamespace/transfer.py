@@ -40,10 +40,10 @@ from arena.gamespace.transfer_math import (
 )
 from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame, load_game_text
+from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest
 from arena.protocols.judge import Judge
 from arena.redaction import redact
-from arena.registry import Registry
 from arena.runtime.seeds import derive_seed
 from arena.storage import Database
 from arena.storage import transfers as store

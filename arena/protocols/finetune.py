@@ -20,7 +20,7 @@ from arena.protocols.judge import Judge
 
 if TYPE_CHECKING:  # type-only: the registry imports this contract
     from arena.match_setup import LoadedGame
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
 
 
 @dataclass(frozen=True)

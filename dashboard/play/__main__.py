@@ -13,7 +13,7 @@ import sys
 from arena.dashboard.play.matches import tournament_with_humans
 from arena.dashboard.play.server import Settings, serve
 from arena.errors import ArenaError
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.tournaments.config import load_tournament
 
 TOKEN_ENV = "XENT_ARENA_PLAY_TOKEN"

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 from arena.errors import ConfigError
 from arena.lang.limits import ResourceLimits
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.specs import parse_spec
 from arena.tournaments.config import TournamentConfig, parse_tournament
 from arena.tournaments.pairings import MatchPlan

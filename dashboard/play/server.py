@@ -34,11 +34,11 @@ from arena.events import Event
 from arena.human_desk import HumanDesk, get_desk
 from arena.lang.limits import ResourceLimits
 from arena.match_setup import load_game_ref, load_game_text
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
-from arena.registry import Registry
 from arena.specs import NAME_RE
 from arena.storage import Store
-from arena.tournaments.executor import run_tournament
+from arena.tournaments.executors.engine import run_tournament
 from arena.tournaments.prepare import PreparedTournament
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import pytest
 from arena.analysis.playability import run_playability
 from arena.errors import ConfigError
 from arena.match_setup import load_entry
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.scoring import arms_curve, assess_curve
 
 REGISTRY = Registry.load()

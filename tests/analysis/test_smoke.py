@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from arena.analysis.smoke import check_game
 from arena.match_setup import LoadedGame, load_entry
-from arena.plugin_types import GameEntry
-from arena.registry import Registry
+from arena.plugins.plugin_types import GameEntry
+from arena.plugins.registry import Registry
 
 REGISTRY = Registry.load()
 

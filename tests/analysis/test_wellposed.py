@@ -11,7 +11,7 @@ from arena.analysis.ranking import CandidateScore, near_best, regret, resolution
 from arena.analysis.wellposed import check_well_posed
 from arena.errors import ConfigError
 from arena.match_setup import load_entry
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 
 REGISTRY = Registry.load()
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.storage import Store, sqlite_url
-from arena.tournaments.dashboard_cli import STOPPED
+from arena.tournaments.cli.dashboard import STOPPED
 
 ROOT = Path(__file__).resolve().parents[2]
 STOP_BOUND_S = 20.0  # Streamlit stops in 2-4 s here; the bound only catches "never"

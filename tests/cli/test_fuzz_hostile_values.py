@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.cli import build_app
-from arena.console import run_app
+from arena.cli.console import run_app
 
 APP = build_app()
 FUZZ = settings(

@@ -12,7 +12,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from arena.console import INTERNAL_ERROR, INTERRUPTED, KEEP_CRASH_LOGS, ArenaGroup
+from arena.cli.console import INTERNAL_ERROR, INTERRUPTED, KEEP_CRASH_LOGS, ArenaGroup
 from arena.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.commands.play import parse_limit_options
+from arena.cli.commands.play import parse_limit_options
 from arena.errors import ConfigError
 from arena.lang.limits import DEFAULT_LIMITS
 from tests.cli.test_play_command import arena

@@ -107,9 +107,9 @@ def test_the_scheduler_stops_on_sigterm_with_sigint_ignored(tmp_path: Path) -> N
 # transfer, schedule run-now). `arena scheduler` handles SIGINT and SIGTERM itself
 # (arena.tournaments.recurring.service) and is checked above.
 COMMAND_MODULES = [
-    *sorted((ROOT / "arena" / "commands").glob("*.py")),
-    ROOT / "tournaments" / "cli.py",
-    ROOT / "tournaments" / "cli_demo.py",
+    *sorted((ROOT / "arena" / "cli" / "commands").glob("*.py")),
+    ROOT / "tournaments" / "cli" / "run.py",
+    ROOT / "tournaments" / "cli" / "demo.py",
     ROOT / "tournaments" / "recurring" / "cli.py",
 ]
 SELF_HANDLED = {("tournaments/recurring/cli.py", "scheduler_command")}

@@ -12,11 +12,11 @@ from pathlib import Path
 from sqlalchemy import text
 
 from arena.errors import PlayerError
-from arena.hookspecs import hookimpl
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.registry import Registry
 from arena.protocols.player import MoveRequest
-from arena.registry import Registry
 from arena.specs import Spec
 from arena.storage import Store, sqlite_url
 from tests.tournaments import arena_fixtures as fx

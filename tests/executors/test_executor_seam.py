@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from arena.errors import ConfigError, UnknownNameError
-from arena.hookspecs import hookimpl
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import ExecutorEntry
-from arena.registry import Registry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import ExecutorEntry
+from arena.plugins.registry import Registry
 from arena.storage import sqlite_url
-from arena.tournaments.cli import main as cli_main
-from arena.tournaments.executor import RunSummary
+from arena.tournaments.cli.run import main as cli_main
+from arena.tournaments.executors.engine import RunSummary
 from arena.tournaments.executors.local import LocalExecutor
 from arena.tournaments.executors.ray_support import import_ray
 from arena.tournaments.run_config import run_file

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from arena.events import Event
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
 from arena.tournaments.config import load_tournament
-from arena.tournaments.executor import RunSummary
 from arena.tournaments.executors.base import create_executor
+from arena.tournaments.executors.engine import RunSummary
 from arena.tournaments.executors.ray_executor import RayExecutor
 from arena.tournaments.executors.ray_judge import JudgeActor, start_judge_actors
 from arena.tournaments.prepare import prepare_tournament

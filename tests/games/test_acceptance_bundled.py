@@ -13,7 +13,7 @@ import pytest
 
 from arena.analysis.smoke import check_game
 from arena.match_setup import load_entry
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 
 REPO = Path(__file__).resolve().parents[2]
 REGISTRY = Registry.load()

@@ -10,7 +10,7 @@ import pytest
 from arena.lang import ast
 from arena.lang.header import header_problems, read_header
 from arena.match_setup import cap_replays, load_entry
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 
 REPO = Path(__file__).resolve().parents[2]
 REGISTRY = Registry.load()

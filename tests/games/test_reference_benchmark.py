@@ -14,8 +14,8 @@ import pytest
 from arena.events import Event
 from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
+from arena.plugins.registry import Registry
 from arena.protocols.judge import ScoreRequest
-from arena.registry import Registry
 from arena.runtime.maps import GameMap, story_requests
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.commands.scope import grow_command
-from arena.commands.transfer import transfer_command
+from arena.cli.commands.scope import grow_command
+from arena.cli.commands.transfer import transfer_command
 from arena.errors import ConfigError
 from arena.gamespace.finetune import MIN_STEPS, steps_warning
 from arena.gamespace.transfer import DEFAULT_BUDGET_TOKENS, TransferSetting, open_oracle
 from arena.judges.ngram import NgramJudge
+from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest
-from arena.registry import Registry
 from tests.gamespace import transfer_games as tg
 
 SINGLE_TEXT_STEP_TOKENS = 28_672  # one step of 8 episodes of single_text (issue 19)

@@ -15,7 +15,7 @@ from arena.gamespace.fewshot import false_pass_bound, trend_test
 from arena.gamespace.pipeline import FilterPipeline, PipelineConfig
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import load_entry
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 
 
 def test_exchangeable_scores_pass_at_most_eps_and_rising_ones_pass() -> None:

@@ -19,8 +19,8 @@ import pytest
 
 from arena.gamespace.evaluate import game_scores
 from arena.match_setup import load_game_text
+from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest
-from arena.registry import Registry
 
 pytestmark = pytest.mark.torch
 

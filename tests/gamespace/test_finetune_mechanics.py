@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena import events as ev
-from arena.commands.plugins import spec_docs
+from arena.cli.commands.plugins import spec_docs
 from arena.errors import ConfigError, GameRuntimeError, PluginError, UnknownNameError
 from arena.gamespace.credit import elicit_credits
 from arena.gamespace.evaluate import (
@@ -22,16 +22,16 @@ from arena.gamespace.evaluate import (
     map_scores,
     train_map_seed,
 )
-from arena.hookspecs import hookimpl
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import LoadedGame, build_match, load_game_text
 from arena.players.hf_player import create_hf_player, parse_settings
 from arena.players.policy_recorder import RecordingHFPlayer
 from arena.players.reinforce import _load_trainable
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import FineTunerEntry, PlayerContext
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import FineTunerEntry, PlayerContext
+from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuner, FineTuneRequest, FineTuneResult
-from arena.registry import Registry
 from arena.specs import parse_spec
 from tests.players.test_hf_player import _save_tiny_model, make_request
 

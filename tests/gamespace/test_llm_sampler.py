@@ -14,15 +14,15 @@ from urllib.parse import urlencode
 
 import pytest
 
-from arena.commands.plugins import spec_docs
+from arena.cli.commands.plugins import spec_docs
 from arena.errors import ConfigError
 from arena.gamespace.lineage import read_lineage
 from arena.gamespace.llm_prompt import KEPT_CHARS, extract_game, xgl_reference
 from arena.gamespace.llm_sampler import LLMSampler
 from arena.gamespace.pipeline import GAVE_UP, FilterPipeline, PipelineConfig
 from arena.lang.loader import load_game
+from arena.plugins.registry import Registry
 from arena.protocols.sampler import ParentGame, Proposal
-from arena.registry import Registry
 from tests.support.openai_compat_server import ServerState, key_fingerprint, start_server
 
 pytestmark = pytest.mark.llm

@@ -11,7 +11,7 @@ import pytest
 from arena.gamespace.evaluate import EVAL_NAME, anonymous, game_scores
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import LoadedGame, load_game_text
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 
 GAME = """# Keyword (test game)
 # players: black

@@ -11,8 +11,8 @@ from arena.gamespace.noops import without_noops
 from arena.lang.loader import load_game
 from arena.lang.printer import render_program
 from arena.match_setup import load_entry
+from arena.plugins.registry import Registry
 from arena.protocols.sampler import ParentGame
-from arena.registry import Registry
 
 HIDDEN = """# Hidden (test game)
 # rounds: 1

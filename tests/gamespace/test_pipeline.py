@@ -13,9 +13,9 @@ from arena.gamespace.lineage import read_lineage
 from arena.gamespace.mutate import MutateSampler
 from arena.gamespace.pipeline import STAGES, FilterPipeline, PipelineConfig, library_keys
 from arena.lang.loader import load_game
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.sampler import ParentGame, Proposal
-from arena.registry import Registry
 
 SIMPLEST = (Path(__file__).resolve().parents[2] / "arena" / "games" / "simplest_cut.xgl")
 RENAMED = SIMPLEST.read_text().replace("s1", "x2").replace("s2", "y0").replace("t,", "p,")

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import pytest
 
 from arena.errors import PluginError, UnknownNameError
-from arena.hookspecs import hookimpl
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import SamplerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import SamplerEntry
+from arena.plugins.registry import Registry
 from arena.protocols.sampler import MetaSampler, ParentGame, Proposal
-from arena.registry import Registry
 from arena.specs import Spec
 
 

@@ -15,9 +15,9 @@ from arena.gamespace.oracle import Estimate
 from arena.gamespace.pipeline import FilterPipeline, PipelineConfig
 from arena.gamespace.scope import GrowthParams, GrowthResult, ScopeGrowth
 from arena.gamespace.table_oracle import TableOracle
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.sampler import MetaSampler, ParentGame, Proposal
-from arena.registry import Registry
 from arena.storage import Store, sqlite_url
 from arena.storage import scopes as store
 

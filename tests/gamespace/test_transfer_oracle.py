@@ -21,7 +21,7 @@ from arena.gamespace.transfer import (
     open_oracle,
 )
 from arena.lang.game_file import game_sha256
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import Store
 from arena.storage import transfers as stored
 from tests.gamespace import transfer_games as tg

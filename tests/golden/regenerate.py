@@ -14,7 +14,7 @@ from pathlib import Path
 
 from arena.analysis.golden import update_goldens
 from arena.match_setup import load_entry
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 

@@ -21,7 +21,7 @@ from arena.analysis.golden import (
     record_golden,
 )
 from arena.match_setup import load_entry
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 REGISTRY = Registry.load()

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from arena.errors import UnknownNameError
+from arena.plugins.registry import Registry
 from arena.protocols.judge import ScoreRequest
-from arena.registry import Registry
 
 
 @pytest.mark.torch

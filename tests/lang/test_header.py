@@ -13,13 +13,13 @@ from types import SimpleNamespace
 import pytest
 
 from arena.errors import GameSyntaxError
-from arena.hookspecs import hookimpl
 from arena.lang.header import read_header
 from arena.lang.parser import parse_program
 from arena.match_setup import load_entry, load_game_ref
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import GameEntry
-from arena.registry import Registry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import GameEntry
+from arena.plugins.registry import Registry
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -120,13 +120,13 @@ ARENA_LAYERS: Layers = [
     ("runtime", ("arena.runtime", "arena.human_desk")),
     ("storage", ("arena.storage",)),
     ("plugin system", (
-        "arena.plugin_types", "arena.hookspecs", "arena.plugin_manager", "arena.registry",
+        "arena.plugins",
         "arena.games", "arena.__init__",
     )),
     ("match setup", ("arena.match_setup", "arena.testing")),
     ("analysis", ("arena.analysis",)),
     ("game space", ("arena.gamespace",)),
-    ("cli", ("arena.console", "arena.commands", "arena.cli", "arena.__main__")),
+    ("cli", ("arena.cli", "arena.__main__")),
 ]
 
 TOURNAMENTS_LAYERS: Layers = [
@@ -141,7 +141,7 @@ TOURNAMENTS_LAYERS: Layers = [
     ("executors", (
         "arena.tournaments.progress", "arena.tournaments.match_task",
         "arena.tournaments.prepare", "arena.tournaments.live_reporter",
-        "arena.tournaments.executor", "arena.tournaments.executors",
+        "arena.tournaments.executors",
         "arena.tournaments.run_snapshots",
     )),
     ("services", (
@@ -149,8 +149,7 @@ TOURNAMENTS_LAYERS: Layers = [
         "arena.tournaments.exchange",
     )),
     ("cli", (
-        "arena.tournaments.cli", "arena.tournaments.cli_demo", "arena.tournaments.demo",
-        "arena.tournaments.cli_ratings", "arena.tournaments.dashboard_cli",
+        "arena.tournaments.cli", "arena.tournaments.demo",
         "arena.tournaments.play_server_cli", "arena.tournaments.recurring.cli",
         "arena.tournaments.plugin",
     )),
@@ -179,7 +178,7 @@ KNOWN_UPWARD = {
     # type-only (under TYPE_CHECKING): a FineTuneRequest still carries the loaded game and
     # a registry; the plain-data request (a game text, specs) is left for issue 23's next step
     ("arena.protocols.finetune", "arena.match_setup"),
-    ("arena.protocols.finetune", "arena.registry"),
+    ("arena.protocols.finetune", "arena.plugins.registry"),
 }
 
 
@@ -289,19 +288,19 @@ def test_the_layer_check_catches_a_violation(tmp_path: Path) -> None:
     """A lazy import of the CLI from the language, and a module in no layer, are caught."""
     lang = tmp_path / "arena" / "lang" / "bad.py"
     lang.parent.mkdir(parents=True)
-    lang.write_text("def f():\n    from arena.commands.play import app\n", encoding="utf-8")
+    lang.write_text("def f():\n    from arena.cli.commands.play import app\n", encoding="utf-8")
     stray = tmp_path / "arena" / "stray.py"
     stray.write_text("from arena import errors\n", encoding="utf-8")
     global REPO
     saved, REPO = REPO, tmp_path
     try:
-        (tmp_path / "arena" / "commands").mkdir()
-        (tmp_path / "arena" / "commands" / "play.py").write_text("", encoding="utf-8")
+        (tmp_path / "arena" / "cli" / "commands").mkdir(parents=True)
+        (tmp_path / "arena" / "cli" / "commands" / "play.py").write_text("", encoding="utf-8")
         found = layer_violations([lang, stray], ARENA_LAYERS)
     finally:
         REPO = saved
     assert found == [
-        "arena.lang.bad -> arena.commands.play (language -> cli)",
+        "arena.lang.bad -> arena.cli.commands.play (language -> cli)",
         "arena.stray: in no layer",
     ]
     assert layer_of("arena.runtimes", ARENA_LAYERS) is None  # a prefix is not a package

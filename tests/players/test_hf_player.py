@@ -10,7 +10,7 @@ from arena.errors import ConfigError
 from arena.judges.ngram import NgramJudge
 from arena.players.hf_player import HFPlayer, create_hf_player, first_line
 from arena.players.prompting import XGL_EXPLANATION
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
 from tests.runtime.helpers import events_of, run_game

@@ -17,7 +17,7 @@ from rich.console import Console
 from arena.errors import ConfigError
 from arena.judges.ngram import NgramJudge
 from arena.players.human_player import HumanPlayer, create_human_player, render_request
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import GameView, HistoryItem, MoveRequest, RevealedValue
 from arena.specs import parse_spec
 from tests.runtime.helpers import events_of, run_game
@@ -31,7 +31,7 @@ GAME = (
 )
 DRIVER = """
 import asyncio, json, sys
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.specs import parse_spec
 from arena.judges.ngram import NgramJudge
 from arena.players.human_player import create_human_player
@@ -69,7 +69,7 @@ def test_a_real_terminal_session_through_stdin() -> None:
 
 
 def test_arena_play_with_a_human_seat(tmp_path: Path) -> None:
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
 
     assert "human" in Registry.load().player_names()  # registered as a built-in
     game = tmp_path / "clue.xgl"

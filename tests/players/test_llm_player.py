@@ -20,7 +20,7 @@ from arena.players.llm_player import (
     is_retryable,
     retry_after,
 )
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
 from tests.runtime.helpers import events_of, run_game

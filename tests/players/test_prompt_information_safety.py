@@ -21,7 +21,7 @@ import pytest
 from arena.judges.ngram import NgramJudge
 from arena.players.llm_player import create_llm_player
 from arena.players.prompting import PromptOptions, build_messages, build_prompt_text
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest, Player
 from arena.runtime.maps import GameMap
 from arena.specs import parse_spec

@@ -24,7 +24,7 @@ from arena.players.remote_protocol import (
     request_to_json,
 )
 from arena.players.remote_server import shutdown_servers
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.specs import parse_spec
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 

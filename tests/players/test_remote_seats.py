@@ -18,7 +18,7 @@ from arena.judges.ngram import NgramJudge
 from arena.players.remote_player import RemotePlayer, create_remote_player
 from arena.players.remote_protocol import ProtocolError, parse_agent_message
 from arena.players.remote_server import shutdown_servers
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.specs import parse_spec
 from tests.players.test_remote_player import GAME, agent_example

@@ -15,7 +15,7 @@ import pytest
 from arena.errors import ConfigError, PlayerError
 from arena.players.random_words import WORDS, RandomWordsPlayer, create_random_player
 from arena.players.scripted import ScriptedPlayer, create_scripted_player
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
 
@@ -128,7 +128,7 @@ def test_random_is_reproducible_in_another_process() -> None:
     here = play(random_player(seed=7, role="alice"), req)
     script = """
 import asyncio, json
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest
 from arena.specs import parse_spec
 from arena.players.random_words import create_random_player
@@ -146,7 +146,7 @@ print(json.dumps(dict(asyncio.run(p.move(req)))))
 
 def test_random_refuses_a_huge_words_param_naming_the_maximum() -> None:
     # issue 24 item 4: random?words=99999999999999999999 built a move of that many words.
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
 
     with pytest.raises(ConfigError, match=r"must be <= 100000, got 99999999999999999999"):
         random_player("random?words=99999999999999999999")

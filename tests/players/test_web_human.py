@@ -11,9 +11,9 @@ import pytest
 from arena.errors import ConfigError, PlayerError
 from arena.human_desk import get_desk
 from arena.players.web_human import WebHumanPlayer
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
+from arena.plugins.registry import Registry
 from arena.protocols.player import GameView, MoveRequest
-from arena.registry import Registry
 
 
 def request(registers: tuple[str, ...] = ("t",)) -> MoveRequest:

@@ -28,6 +28,7 @@ from arena.players.xent_benchmark_prompt import (
     benchmark_move,
     render_xent_benchmark,
 )
+from arena.plugins.registry import Registry
 from arena.protocols.player import (
     GameView,
     HistoryItem,
@@ -36,7 +37,6 @@ from arena.protocols.player import (
     RewardTermView,
     RoundMemory,
 )
-from arena.registry import Registry
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "tests" / "data" / "xent_configs" / "benchmark0.2.json"

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.plugin_manager import ALLOW_ENV, create_plugin_manager
-from arena.registry import Registry
+from arena.plugins.plugin_manager import ALLOW_ENV, create_plugin_manager
+from arena.plugins.registry import Registry
 
 PLUGIN = '''
-from arena.hookspecs import hookimpl
-from arena.plugin_types import PlayerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_types import PlayerEntry
 from arena.players.random_words import create_random_player
 
 LOADED = []

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena import GameEntry, MoveRequest
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.testing import check_games, check_judge, check_player
 
 PLUGINS = Path(__file__).resolve().parents[2] / "plugins"

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.registry import Registry
 from arena.protocols.player import GameView, MoveRequest
-from arena.registry import Registry
 
 GOOD_MODULE = '''
-from arena.hookspecs import hookimpl
-from arena.plugin_types import PlayerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_types import PlayerEntry
 
 
 class Parrot:

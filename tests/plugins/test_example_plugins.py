@@ -21,19 +21,19 @@ from typing import Any
 
 import pytest
 
-from arena.hookspecs import hookimpl
 from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import PlayerContext
-from arena.registry import Registry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import PlayerContext
+from arena.plugins.registry import Registry
 from tests.runtime.helpers import events_of, run_game
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "plugins"
 ECHO, RIDDLES = PLUGINS / "arena-echo-player", PLUGINS / "arena-riddle-games"
 BROKEN_MODULE = '''
-from arena.hookspecs import hookimpl
+from arena.plugins.hookspecs import hookimpl
 
 
 @hookimpl

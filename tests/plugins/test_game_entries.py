@@ -6,9 +6,9 @@ from importlib.resources import files
 from pathlib import Path
 
 import arena.games.plugin as games_plugin
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import GameEntry
-from arena.registry import Registry
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import GameEntry
+from arena.plugins.registry import Registry
 
 CONDENSE = """# Condense: compress a story into a short prefix.
 # version: 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from arena import hookspecs
+from arena.plugins import hookspecs
 
 TESTS = Path(__file__).resolve().parent.parent
 

@@ -7,15 +7,15 @@ import logging
 import pytest
 
 from arena.events import Reward, RoundStarted
-from arena.hookspecs import hookimpl
-from arena.plugin_manager import (
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import (
     ALLOW_ENV,
     ArenaPluginManager,
     create_plugin_manager,
     dispatch_event,
 )
-from arena.plugin_types import PlayerEntry
-from arena.registry import Registry
+from arena.plugins.plugin_types import PlayerEntry
+from arena.plugins.registry import Registry
 
 BUILTINS = {"builtin_players", "builtin_judges"}
 
@@ -129,7 +129,7 @@ def test_dispatch_event_isolates_failing_observers(caplog: pytest.LogCaptureFixt
     pm.register(Exploder(), name="exploder")
     pm.register(after, name="after")
     pm.register(partial, name="partial")
-    caplog.set_level(logging.WARNING, logger="arena.plugin_manager")
+    caplog.set_level(logging.WARNING, logger="arena.plugins.plugin_manager")
     assert dispatch_event(pm, RoundStarted(round=1, line=0), "m1") == 1
     reward = Reward(round=1, line=3, player="black", total=1.5, terms=[])
     assert dispatch_event(pm, reward, "m1") == 1
@@ -144,7 +144,7 @@ def test_dispatch_event_isolates_failing_observers(caplog: pytest.LogCaptureFixt
 def test_dispatch_event_with_a_plain_pluggy_manager() -> None:
     import pluggy
 
-    from arena import hookspecs
+    from arena.plugins import hookspecs
 
     pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)

@@ -10,11 +10,11 @@ from typer.testing import CliRunner
 
 import arena.judges.plugin as judges_plugin
 import arena.players.plugin as players_plugin
-from arena.commands import plugins as plugins_command
-from arena.commands.plugins import mount_plugin_commands
-from arena.hookspecs import hookimpl
-from arena.plugin_manager import ArenaPluginManager
-from arena.registry import Registry
+from arena.cli.commands import plugins as plugins_command
+from arena.cli.commands.plugins import mount_plugin_commands
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import ArenaPluginManager
+from arena.plugins.registry import Registry
 
 runner = CliRunner()
 

@@ -11,20 +11,20 @@ import arena.games.plugin as games_plugin
 import arena.judges.plugin as judges_plugin
 import arena.players.plugin as players_plugin
 from arena.errors import ConfigError, PluginError, UnknownNameError
-from arena.hookspecs import hookimpl
 from arena.players.scripted import ScriptedPlayer
-from arena.plugin_manager import ArenaPluginManager, create_plugin_manager
-from arena.plugin_types import (
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import ArenaPluginManager, create_plugin_manager
+from arena.plugins.plugin_types import (
     GameEntry,
     JudgeEntry,
     PlayerContext,
     PlayerEntry,
     StorySourceEntry,
 )
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.player import MoveRequest
 from arena.protocols.story import StoryRequest
-from arena.registry import Registry
 from arena.specs import Spec, parse_spec
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from arena import registry as registry_module
-from arena.plugin_manager import ALLOW_ENV
-from arena.registry import Registry
+from arena.plugins import registry as registry_module
+from arena.plugins.plugin_manager import ALLOW_ENV
+from arena.plugins.registry import Registry
 
 
 @pytest.fixture

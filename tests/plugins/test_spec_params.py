@@ -15,9 +15,9 @@ from typing import Any, ClassVar, NoReturn
 import pytest
 
 from arena import ConfigError, PlayerEntry, Spec, hookimpl, parse_spec
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import PlayerContext
-from arena.registry import Registry
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import PlayerContext
+from arena.plugins.registry import Registry
 from arena.spec_params import Param, SpecParams
 from arena.tournaments.config import load_tournament
 from arena.tournaments.config_errors import TournamentConfigError

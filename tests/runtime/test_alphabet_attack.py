@@ -24,7 +24,7 @@ from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
 from arena.players.remote_player import create_remote_player
 from arena.players.remote_server import shutdown_servers
-from arena.plugin_types import PlayerContext
+from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import HistoryItem, MoveRequest
 from arena.runtime.maps import GameMap, story_requests

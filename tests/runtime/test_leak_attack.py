@@ -18,15 +18,15 @@ from dataclasses import replace
 import pytest
 
 from arena.events import ElicitResponse, Event, Reward
-from arena.hookspecs import hookimpl
 from arena.judges.bundled_judge import create_bundled_judge
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import build_match, load_game_ref
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.player import HistoryItem
-from arena.registry import Registry
 from arena.runtime.maps import JudgeStorySource, resolve_map
 from arena.runtime.seeds import derive_seed, new_seed_key, public_seed_key, seat_seed, story_seed
 from arena.specs import Spec

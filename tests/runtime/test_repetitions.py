@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from arena.hookspecs import hookimpl
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import build_match, load_game_ref
 from arena.players.random_words import create_random_player
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.registry import Registry
 from arena.protocols.player import MoveRequest
-from arena.registry import Registry
 from arena.runtime.maps import GameMap
 from arena.runtime.seeds import new_seed_key
 from arena.specs import parse_spec

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.events import Event, Reveal, event_from_json
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import Store, sqlite_url
 from arena.storage.event_codec import (
     LONG_CHARS,

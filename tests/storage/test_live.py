@@ -25,7 +25,7 @@ from arena.storage.migrations import migrate
 from arena.storage.read_only import open_read_only
 from arena.storage.schedules import mark_schedule_run, save_schedule
 from arena.tournaments.config import load_tournament
-from arena.tournaments.executor import run_tournament
+from arena.tournaments.executors.engine import run_tournament
 from arena.tournaments.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
 

@@ -13,13 +13,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from arena.errors import JudgeError
-from arena.hookspecs import hookimpl
 from arena.judges.ngram import NgramJudge
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import JudgeEntry, PlayerContext, PlayerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import JudgeEntry, PlayerContext, PlayerEntry
+from arena.plugins.registry import Registry
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.protocols.player import MoveRequest
-from arena.registry import Registry
 from arena.specs import Spec
 
 GAMES = {

@@ -12,11 +12,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
-from arena.hookspecs import hookimpl
-from arena.plugin_manager import create_plugin_manager
-from arena.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_manager import create_plugin_manager
+from arena.plugins.plugin_types import PlayerContext, PlayerEntry
+from arena.plugins.registry import Registry
 from arena.protocols.player import MoveRequest
-from arena.registry import Registry
 from arena.specs import Spec
 
 # memory name -> every text revealed to that agent, in any seat, in any match

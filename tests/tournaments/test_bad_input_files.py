@@ -16,7 +16,7 @@ import pytest
 from arena.errors import ConfigError, GameSyntaxError
 from arena.lang.loader import load_game
 from arena.match_setup import load_game_ref
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.tournaments.config import load_tournament
 from arena.tournaments.config_errors import TournamentConfigError
 from arena.tournaments.run_config import run_file

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
+from arena.plugins.registry import Registry
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.protocols.story import StoryRequest
-from arena.registry import Registry
 from arena.specs import parse_spec
 from arena.tournaments.stories.corpus import CorpusStorySource, load_corpus
 

@@ -12,8 +12,8 @@ import pytest
 from arena.cli import main as cli_main
 from arena.errors import ConfigError, PlayerError
 from arena.events import Forfeit, Reveal
+from arena.plugins.registry import Registry
 from arena.redaction import redact_params
-from arena.registry import Registry
 from arena.storage import sqlite_url
 from arena.storage.event_codec import decode_events, encode_events
 from arena.tournaments.run_config import run_file

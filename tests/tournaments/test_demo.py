@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError, UnknownNameError
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.runtime.match import active_players
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import build_app
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.tournaments.config import load_tournament
 from arena.tournaments.prepare import prepare_tournament
 

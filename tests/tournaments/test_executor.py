@@ -11,12 +11,12 @@ import pytest
 from sqlalchemy import text
 
 from arena.events import Event
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, MATCH_ERROR, FinishedMatch, Store, sqlite_url
 from arena.storage.queries import map_texts, match_events, stored_matches
-from arena.tournaments.cli import main as cli_main
+from arena.tournaments.cli.run import main as cli_main
 from arena.tournaments.config import load_tournament
-from arena.tournaments.executor import RunSummary, run_tournament
+from arena.tournaments.executors.engine import RunSummary, run_tournament
 from arena.tournaments.prepare import prepare_tournament
 from arena.tournaments.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
@@ -345,7 +345,7 @@ async def test_a_map_that_cannot_be_made_skips_only_its_matches(tmp_path: Path, 
 
 def test_the_plugin_adds_run_and_matches_to_the_arena_command() -> None:
     import arena.tournaments.plugin
-    from arena.plugin_manager import create_plugin_manager
+    from arena.plugins.plugin_manager import create_plugin_manager
 
     pm = create_plugin_manager()
     if not pm.is_registered(arena.tournaments.plugin):  # until pyproject declares the entry point

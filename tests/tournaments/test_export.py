@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from arena.errors import ConfigError
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
-from arena.tournaments.cli_ratings import app
+from arena.tournaments.cli.ratings import app
 from arena.tournaments.exchange import export as export_module
 from arena.tournaments.exchange.export import MATCH_COLUMNS, RATING_COLUMNS, SEAT_COLUMNS
 from arena.tournaments.exchange.importers import import_file

@@ -16,8 +16,8 @@ from arena.storage.imports import import_sources, map_labels
 from arena.storage.migrations import _TABLES
 from arena.storage.queries import stored_matches
 from arena.storage.tables import table_of
-from arena.tournaments.cli_ratings import app
-from arena.tournaments.cli_ratings import main as cli_main
+from arena.tournaments.cli.ratings import app
+from arena.tournaments.cli.ratings import main as cli_main
 from arena.tournaments.exchange.importers import ImportFileError, import_file, parse_file
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gamebench_matches.json"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from arena.storage import Store, sqlite_url
-from arena.tournaments.cli_ratings import app
+from arena.tournaments.cli.ratings import app
 from arena.tournaments.rating_store import load_inputs
 from arena.tournaments.ratings import MatchRecord, SeatRecord
 from arena.tournaments.ratings.informative import uninformative_roles

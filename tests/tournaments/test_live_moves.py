@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 from arena.events import ElicitResponse, Event
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import Store, sqlite_url
 from arena.storage.live import (
     LIVE_CHARS,
@@ -20,7 +20,7 @@ from arena.storage.live import (
     matches_in_flight,
 )
 from arena.tournaments.config import load_tournament
-from arena.tournaments.executor import run_tournament
+from arena.tournaments.executors.engine import run_tournament
 from arena.tournaments.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from arena.errors import ConfigError
 from arena.lang.loader import load_game
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.tournaments.config import parse_tournament
 from arena.tournaments.config_errors import TournamentConfigError
 from arena.tournaments.demo import demo_config

@@ -13,7 +13,7 @@ from statistics import mean
 
 import pytest
 
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store, sqlite_url, tables
 from arena.storage.queries import map_texts, stored_matches
 from arena.tournaments.run_config import run_file

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, FinishedMatch, Store, sqlite_url
 from arena.storage.live import PLAYING, PREPARING, live_runs
 from arena.tournaments.config import load_tournament
-from arena.tournaments.executor import run_tournament
+from arena.tournaments.executors.engine import run_tournament
 from arena.tournaments.live_reporter import LiveReporter
 from arena.tournaments.prepare import prepare_tournament
 from arena.tournaments.progress import MatchClock, RichProgress

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
 from arena.storage.snapshots import rating_snapshots
-from arena.tournaments.cli import main as run_main
-from arena.tournaments.cli_ratings import app
+from arena.tournaments.cli.ratings import app
+from arena.tournaments.cli.run import main as run_main
 from arena.tournaments.exchange.importers import import_file
 from arena.tournaments.rating_store import load_inputs
 from arena.tournaments.ratings import LeaderboardConfig, leaderboard, online_elo

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import UnknownNameError
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import MATCH_ERROR, Store, sqlite_url
 from arena.storage.queries import stored_matches
 from arena.tournaments.exchange.importers import import_file

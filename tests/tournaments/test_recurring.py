@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import UnknownNameError
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import Store, sqlite_url
 from arena.storage.live import scheduler_beats
 from arena.storage.queries import match_counts

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import CURRENT_VERSION, Store, create_db_engine, sqlite_url
 from arena.storage.migrations import schema_version
 from arena.storage.queries import match_events, stored_matches

@@ -24,7 +24,7 @@ from arena.storage import Store, sqlite_url
 from arena.storage import tables as t
 from arena.storage.abandoned_runs import interrupt_abandoned_runs
 from arena.storage.live import RunProgress, write_live
-from arena.tournaments.cli import INTERRUPTED
+from arena.tournaments.cli.run import INTERRUPTED
 from arena.tournaments.run_config import run_file
 
 REPO = Path(__file__).resolve().parents[2]

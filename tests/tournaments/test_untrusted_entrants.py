@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.tournaments.config import parse_tournament
 from arena.tournaments.config_errors import TournamentConfigError
 from arena.tournaments.prepare import prepare_tournament

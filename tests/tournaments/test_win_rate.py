@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
-from arena.tournaments.cli import main as run_main
-from arena.tournaments.cli_ratings import app
+from arena.tournaments.cli.ratings import app
+from arena.tournaments.cli.run import main as run_main
 from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 from arena.tournaments.ratings.win_rate import OVERALL, wilson_interval, win_rates
 from arena.tournaments.records_from_store import records_from_store

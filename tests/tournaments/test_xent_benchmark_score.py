@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from arena.tournaments.cli_ratings import main
+from arena.tournaments.cli.ratings import main
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "xent_results"
 

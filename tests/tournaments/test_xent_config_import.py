@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import build_app
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.tournaments.config import load_tournament
 from arena.tournaments.exchange.formats import detect_format
 from arena.tournaments.exchange.xent_config import parse_config, write_tournament

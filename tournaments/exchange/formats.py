@@ -3,7 +3,7 @@
 A format comes from ``--format``, else from the file's extension (.csv, .jsonl), else, for a
 JSON document, from its content: each entry of `JSON_FORMATS` recognises one kind of document
 (first match wins). To add a format, add its name to `ImportFormat` (and to the copy in
-`arena.tournaments.cli_ratings`) and, if it is JSON, a recogniser to `JSON_FORMATS`.
+`arena.tournaments.cli.ratings`) and, if it is JSON, a recogniser to `JSON_FORMATS`.
 """
 
 from __future__ import annotations

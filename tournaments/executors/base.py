@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from arena.errors import ConfigError
 
 if TYPE_CHECKING:
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
     from arena.storage import Store
-    from arena.tournaments.executor import RunSummary
+    from arena.tournaments.executors.engine import RunSummary
     from arena.tournaments.match_task import EventHook
     from arena.tournaments.prepare import PreparedTournament
 

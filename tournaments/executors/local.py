@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import Store
-from arena.tournaments.executor import RunSummary, run_tournament
 from arena.tournaments.executors.base import LOCAL
+from arena.tournaments.executors.engine import RunSummary, run_tournament
 from arena.tournaments.match_task import EventHook
 from arena.tournaments.prepare import PreparedTournament
 from arena.tournaments.progress import ProgressSink, RichProgress, judge_metrics

@@ -3,8 +3,8 @@ hook as a third party's."""
 
 from __future__ import annotations
 
-from arena.hookspecs import hookimpl
-from arena.plugin_types import ExecutorEntry
+from arena.plugins.hookspecs import hookimpl
+from arena.plugins.plugin_types import ExecutorEntry
 
 
 def _local() -> object:

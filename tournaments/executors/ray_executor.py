@@ -21,13 +21,13 @@ from typing import Any
 
 from arena.events import Event
 from arena.match_setup import LoadedGame
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.runtime.maps import GameMap
 from arena.specs import parse_spec
 from arena.storage import FinishedMatch, Store
 from arena.storage.tables import utcnow
 from arena.tournaments.config import RayConfig
-from arena.tournaments.executor import RunSummary, run_tournament
+from arena.tournaments.executors.engine import RunSummary, run_tournament
 from arena.tournaments.executors.ray_judge import RayJudge, start_judge_actors
 from arena.tournaments.executors.ray_limits import provider_limiter
 from arena.tournaments.executors.ray_support import import_ray

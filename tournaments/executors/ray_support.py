@@ -7,7 +7,7 @@ from functools import cache
 from types import ModuleType
 
 from arena.errors import ConfigError
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 
 INSTALL = "pip install 'xent-arena[ray]'"
 

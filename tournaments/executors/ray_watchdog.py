@@ -117,7 +117,7 @@ def diagnose(driver: int, raylet: int, logs: str) -> str | None:
 
 def report(driver: int, raylet: int, logs: str, argv: list[str], err: IO[str]) -> bool:
     """Print the sentence and write the crash log if Ray's raylet ended the driver."""
-    from arena.console import write_crash_log
+    from arena.cli.console import write_crash_log
 
     why = diagnose(driver, raylet, logs)
     if why is None:

@@ -12,10 +12,10 @@ from typing import Annotated, Literal
 
 import typer
 
-from arena.console import run_app
+from arena.cli.console import run_app
 from arena.interrupts import run_stoppable
 from arena.listing import text_table
-from arena.tournaments.cli import DbOption
+from arena.tournaments.cli.run import DbOption
 
 # arena.tournaments.recurring.schedules.SeedPolicy, repeated so that building the command line
 # imports neither APScheduler nor the storage (tests/cli/test_cli_start.py checks it).
@@ -139,7 +139,7 @@ def run_now_command(
     name: Annotated[str, typer.Argument(help="Schedule name.")], db: DbOption = None
 ) -> None:
     """Run a schedule once, now, in this process (skipped if it is running elsewhere)."""
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
     from arena.storage import Store
     from arena.tournaments.recurring.runner import MANUAL, process_owner, run_schedule
 

@@ -25,8 +25,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from arena.errors import ArenaError
+from arena.plugins.registry import Registry
 from arena.redaction import redact
-from arena.registry import Registry
 from arena.runtime.seeds import derive_seed
 from arena.storage import Store
 from arena.storage.schedule_runs import (
@@ -41,7 +41,7 @@ from arena.storage.schedule_runs import (
 from arena.storage.schedules import ScheduleRecord, mark_schedule_run
 from arena.storage.tables import utcnow
 from arena.tournaments.config import TournamentConfig, load_tournament
-from arena.tournaments.executor import RunSummary
+from arena.tournaments.executors.engine import RunSummary
 from arena.tournaments.rating_store import store_snapshot
 from arena.tournaments.recurring.schedules import find_schedule, next_run_time
 from arena.tournaments.run_config import play_config

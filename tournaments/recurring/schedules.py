@@ -27,7 +27,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import Engine
 
 from arena.errors import ArenaError, UnknownNameError
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.specs import NAME_RE
 from arena.storage.schedules import ScheduleRecord, delete_schedule, save_schedule, schedules
 from arena.tournaments.config import load_tournament

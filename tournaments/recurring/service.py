@@ -30,7 +30,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
 
 from arena.errors import ArenaError
-from arena.registry import Registry
+from arena.plugins.registry import Registry
 from arena.storage import Store
 from arena.storage.live import write_scheduler_beat
 from arena.storage.schedule_runs import note_next_run

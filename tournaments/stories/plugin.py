@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.plugin_types import StorySourceEntry
+from arena.plugins.plugin_types import StorySourceEntry
 from arena.spec_params import SpecParams
 from arena.tournaments.stories.corpus import PARAMS as CORPUS_PARAMS
 from arena.tournaments.stories.corpus import make_corpus_source

@@ -21,9 +21,9 @@ from rich.table import Table
 from arena.errors import ConfigError
 from arena.interrupts import run_stoppable
 from arena.match_setup import load_game_ref
+from arena.plugins.registry import Registry
 from arena.protocols.sampler import ParentGame
 from arena.redaction import redact
-from arena.registry import Registry
 
 if TYPE_CHECKING:  # the pipeline imports the analysis (SciPy): loaded when generating
     from arena.gamespace.pipeline import CandidateRecord, PipelineConfig

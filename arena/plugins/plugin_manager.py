@@ -35,8 +35,8 @@ from typing import Any
 
 from pluggy import PluginManager
 
-from arena import hookspecs
 from arena.events import Event
+from arena.plugins import hookspecs
 
 log = logging.getLogger(__name__)
 

@@ -9,15 +9,15 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.commands.validators import positive
+from arena.cli.commands.validators import positive
 from arena.errors import ConfigError, UnknownNameError
 from arena.events import Event
 from arena.interrupts import run_stoppable
 from arena.lang.ast import DIALECTS, Dialect
 from arena.lang.limits import DEFAULT_LIMITS, LIMIT_NAMES, ResourceLimits
 from arena.match_setup import build_match, load_game_ref
+from arena.plugins.registry import Registry
 from arena.protocols.player import GameView
-from arena.registry import Registry
 from arena.runtime.match import MatchResult
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy

@@ -23,7 +23,7 @@ from arena.interrupts import run_stoppable
 if TYPE_CHECKING:  # the measurement imports SciPy and SQLAlchemy: loaded by the command
     from arena.gamespace.transfer import TransferMatrix, TransferSetting
     from arena.match_setup import LoadedGame
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
     from arena.storage import Store
     from arena.storage.transfers import TransferRecord
 
@@ -148,7 +148,7 @@ def transfer_command(
     """Fine-tune a model on each game; print playability verdicts and transfer values."""
     from arena.gamespace.transfer import TransferSetting
     from arena.match_setup import load_game_ref
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
     from arena.storage import Store
     from arena.storage.engine import describe
 

@@ -96,7 +96,7 @@ def grow_command(
     from arena.gamespace.scope import GrowthParams
     from arena.gamespace.scope_run import GrowRequest, check_name, check_oracle, check_params, grow
     from arena.match_setup import load_game_ref
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
     from arena.storage import Store
     from arena.storage.engine import describe
 

@@ -16,8 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.listing import printable, rich_cell
-from arena.plugin_manager import ALLOW_ENV
-from arena.registry import PluginInfo, Registry, command_names
+from arena.plugins.plugin_manager import ALLOW_ENV
+from arena.plugins.registry import PluginInfo, Registry, command_names
 
 
 def spec_docs(registry: Registry) -> dict[str, dict[str, str]]:

@@ -9,7 +9,7 @@ hook implementation is called on its own, so a plugin that raises, returns the w
 or registers an invalid entry is recorded as a `PluginFailure` while the rest still load.
 
 Name clashes: plugins are visited in load order (built-ins first, see
-`arena.plugin_manager`); the first plugin to register a name keeps it and each later one
+`arena.plugins.plugin_manager`); the first plugin to register a name keeps it and each later one
 is reported as a conflict failure.
 """
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pluggy import PluginManager
 
 from arena.errors import ArenaError, PluginError, UnknownNameError
-from arena.plugin_manager import (
+from arena.plugins.plugin_manager import (
     ALLOW_ENV,
     ENTRY_POINT_GROUP,
     ArenaPluginManager,
@@ -32,7 +32,7 @@ from arena.plugin_manager import (
     create_plugin_manager,
     iter_hook_results,
 )
-from arena.plugin_types import (
+from arena.plugins.plugin_types import (
     ExecutorEntry,
     FineTunerEntry,
     GameEntry,
@@ -301,7 +301,7 @@ class Registry:
 
     def player_is_builtin(self, name: str) -> bool:
         """Whether player `name` comes from the arena's own built-in plugins (recognised
-        by distribution and module, see `arena.plugin_manager`), not a third party."""
+        by distribution and module, see `arena.plugins.plugin_manager`), not a third party."""
         plugin = _lookup(self._players, "player", name)[0]
         pm = self.plugin_manager
         origin = pm.origins.get(plugin) if isinstance(pm, ArenaPluginManager) else None

@@ -1,5 +1,5 @@
 """`arena run FILE` and `arena matches --tournament NAME` (added to the `arena` command by
-`arena.tournaments.plugin`; also runnable as `python -m arena.tournaments.cli ...`)."""
+`arena.tournaments.plugin`; also runnable as `python -m arena.tournaments.cli.run ...`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from arena.console import run_app
+from arena.cli.console import run_app
 from arena.interrupts import run_stoppable
 from arena.listing import printable, text_table
 
@@ -152,7 +152,7 @@ def matches_command(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m arena.tournaments.cli`: user errors print a message and exit 2."""
+    """`python -m arena.tournaments.cli.run`: user errors print a message and exit 2."""
     run_app(
         app,
         argv,

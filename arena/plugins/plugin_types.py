@@ -1,7 +1,7 @@
-"""What plugins register: one frozen entry type per hook (see `arena.hookspecs`).
+"""What plugins register: one frozen entry type per hook (see `arena.plugins.hookspecs`).
 
 Kept apart from the registry so that plugin modules import only these small types and
-`arena.hookspecs.hookimpl`.
+`arena.plugins.hookspecs.hookimpl`.
 """
 
 from __future__ import annotations

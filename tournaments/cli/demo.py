@@ -33,7 +33,7 @@ def demo_command(
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
 ) -> None:
     """Run a small offline tournament and print its leaderboard (no GPU, key or network)."""
-    from arena.registry import Registry
+    from arena.plugins.registry import Registry
     from arena.storage import default_db_url
     from arena.tournaments.demo import demo_config, run_demo
 

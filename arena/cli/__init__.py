@@ -1,6 +1,6 @@
-"""The `arena` command line. Sub-commands live in `arena/commands/`, one module each;
+"""The `arena` command line. Sub-commands live in `arena/cli/commands/`, one module each;
 plugins add their own through the `arena_cli_commands` hook. How a run ends (exit codes,
-messages, crash logs) is `arena.console`."""
+messages, crash logs) is `arena.cli.console`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.console import ArenaGroup, run_app, set_verbose
+from arena.cli.console import ArenaGroup, run_app, set_verbose
 from arena.noise import quiet_third_party, verbose_third_party
 
 __all__ = ["app", "main", "run_app"]
@@ -60,8 +60,8 @@ def global_options(
 
 
 def _register_commands() -> None:
-    from arena.commands import games, play, plugins, scope, transfer
-    from arena.registry import Registry
+    from arena.cli.commands import games, play, plugins, scope, transfer
+    from arena.plugins.registry import Registry
 
     # each a module-level typer app, like the plugins'
     for module in (play, games, plugins, transfer, scope):

@@ -7,8 +7,8 @@ A plugin is a module (or an object) exposed under the entry-point group ``xent_a
     my_players = "my_package.arena_plugin"
 
     # my_package/arena_plugin.py
-    from arena.hookspecs import hookimpl
-    from arena.plugin_types import PlayerEntry
+    from arena.plugins.hookspecs import hookimpl
+    from arena.plugins.plugin_types import PlayerEntry
     from arena.spec_params import SpecParams
 
     @hookimpl
@@ -17,7 +17,7 @@ A plugin is a module (or an object) exposed under the entry-point group ``xent_a
 
 Every hook is called once per plugin; a plugin that raises inside a hook is reported by
 `arena plugins` and skipped, and the other plugins still load. Hook wrappers are not used
-by the arena (each implementation is called on its own, see `arena.plugin_manager`).
+by the arena (each implementation is called on its own, see `arena.plugins.plugin_manager`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import typer
 
     from arena.events import Event
-    from arena.plugin_types import (
+    from arena.plugins.plugin_types import (
         ExecutorEntry,
         FineTunerEntry,
         GameEntry,

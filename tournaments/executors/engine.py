@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from arena import __version__
 from arena.events import Event
 from arena.match_setup import LoadedGame
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.story import StorySource
 from arena.redaction import redact
-from arena.registry import Registry
 from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig
 from arena.runtime.round import RoundLimits

@@ -1,6 +1,6 @@
 """`arena ratings`, `arena scores`, `arena export` and `arena import` (added to the `arena`
 command by `arena.tournaments.plugin`; also runnable as
-`python -m arena.tournaments.cli_ratings ...`).
+`python -m arena.tournaments.cli.ratings ...`).
 
 Every command takes ``--tournament`` (repeatable where results can be merged: participants
 are matched by name across tournaments) and ``--db``.
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from arena.commands.validators import finite_positive
-from arena.console import run_app
+from arena.cli.commands.validators import finite_positive
+from arena.cli.console import run_app
 from arena.errors import ConfigError, UnknownNameError
 
 if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: per command
@@ -442,7 +442,7 @@ def import_command(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m arena.tournaments.cli_ratings`: user errors print a message and exit 2."""
+    """`python -m arena.tournaments.cli.ratings`: user errors print a message and exit 2."""
     run_app(app, argv)
 
 

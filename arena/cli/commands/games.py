@@ -13,14 +13,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.commands import generate
-from arena.commands.validators import failure_probability, finite_positive, open_probability
+from arena.cli.commands import generate
+from arena.cli.commands.validators import failure_probability, finite_positive, open_probability
 from arena.errors import ConfigError, GameSyntaxError
 from arena.interrupts import run_stoppable
 from arena.listing import rich_cell
 from arena.match_setup import DEFAULT_MAX_REPLAY, LoadedGame, load_entry, load_game_ref
+from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
-from arena.registry import Registry
 
 if TYPE_CHECKING:  # the analysis imports SciPy: loaded by the commands that use it
     from arena.analysis.playability import PlayabilityReport
