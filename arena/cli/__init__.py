@@ -1,6 +1,11 @@
 """The `arena` command line. Sub-commands live in `arena/cli/commands/`, one module each;
 plugins add their own through the `arena_cli_commands` hook. How a run ends (exit codes,
-messages, crash logs) is `arena.cli.console`."""
+messages, crash logs) is `arena.cli.console`.
+
+`arena run`, `matches`, `ratings`, `scores`, `import`, `export`, `demo` and `dashboard` are
+the tournaments wing's, mounted through that hook: their code is `arena/tournaments/cli/`
+(`arena run` in `run.py`); `schedule` and `scheduler` are `arena.tournaments.recurring.cli`.
+"""
 
 from __future__ import annotations
 
