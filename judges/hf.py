@@ -445,8 +445,8 @@ def create_hf_judge(spec: Spec) -> HFJudge:
     """`hf:<hub id or path>?device=auto|cpu|cuda:0,cuda:1&dtype=float32&attn=sdpa&...`.
 
     Options: device (default auto: cuda, then mps, else cpu; comma-separated for one replica
-    per device), tf32 (0/1, default 1: TF32 matmuls for float32 on CUDA), compile (0/1,
-    default 0: torch.compile the body), dtype (float32, bfloat16,
+    per device), tf32 (0/1, default 1: TF32 matmuls for float32 on CUDA), compile=1 (default 0)
+    to torch.compile the body, dtype (float32, bfloat16,
     float16, auto), attn (eager, sdpa, flash_attention_2, ...), revision (hub branch, tag
     or commit), trust_remote_code (0/1), max_batch_tokens (padded tokens per forward pass),
     packing (0/1, default 1: pack several requests per row when the model supports it).

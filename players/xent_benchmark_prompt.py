@@ -30,6 +30,7 @@ from functools import cache
 from importlib.resources import files
 
 from arena.errors import PermanentPlayerError
+from arena.games import XENT_BENCHMARK_GAMES, xent_benchmark_game
 from arena.protocols.player import HistoryItem, MoveRequest
 
 __all__ = ["GAMES", "benchmark_game", "benchmark_move", "render_xent_benchmark"]
@@ -46,10 +47,6 @@ HORIZON_REASONS = (
 def _headers() -> dict[str, list[str | dict[str, str]]]:
     text = files("arena.players").joinpath("xent_benchmark_headers.json").read_text("utf-8")
     return json.loads(text)["headers"]  # type: ignore[no-any-return]
-
-
-def _key(name: str) -> str:
-    return "".join(c for c in name.lower() if c.isalnum())
 
 
 class Lines:
@@ -411,12 +408,12 @@ GAMES: dict[str, Callable[[MoveRequest, Lines], None]] = {
     "Synthesize": _synthesize,
     "Horizon": _horizon,
 }
+assert tuple(GAMES) == XENT_BENCHMARK_GAMES, "one presentation per benchmark game"
 
 
 def benchmark_game(name: str) -> str | None:
     """The benchmark game a game name stands for ("Two-Ways", "two_ways"), or None."""
-    wanted = _key(name)
-    return next((g for g in GAMES if _key(g) == wanted), None)
+    return xent_benchmark_game(name)
 
 
 def render_xent_benchmark(request: MoveRequest) -> str:

@@ -124,8 +124,11 @@ def play_server_command(
     ] = 3600.0,
     tournament: Annotated[
         list[Path] | None,
-        typer.Option("--tournament", "-t", help="A tournament file to run here (its human:web entrants play on the "
-                     "page; its move_timeout applies); repeatable."),
+        typer.Option(
+            "--tournament", "-t",
+            help="A tournament file to run here (its human:web entrants play on the "
+                 "page; its move_timeout applies); repeatable.",
+        ),
     ] = None,
 ) -> None:
     """Serve the play page: a person plays a seat of any game, or their seats of tournaments

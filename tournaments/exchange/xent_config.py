@@ -239,9 +239,9 @@ def player_spec(player: XentPlayer, prompt: str | None = PROMPT) -> str:
 
 
 def _has_benchmark_prompts(bench: XentBenchmark) -> bool:
-    from arena.players.xent_benchmark_prompt import benchmark_game
+    from arena.games import xent_benchmark_game
 
-    return all(benchmark_game(g.name) is not None for g in bench.games)
+    return all(xent_benchmark_game(g.name) is not None for g in bench.games)
 
 
 def write_tournament(
