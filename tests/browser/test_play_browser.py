@@ -180,7 +180,10 @@ def test_bob_against_an_npc_sees_no_word_of_the_story(
         move = "rivers flowing somewhere"
         seat.play(move)
         seat.finished()
-        assert "total only" in seat.page.inner_text("#feedback")  # hidden story: a total
+        feedback = seat.page.inner_text("#feedback")
+        assert "total only" in feedback  # hidden story: a total
+        # ...rounded to 0.01 bits, and shown so (not with digits it does not have)
+        assert re.search(r"≈ -?\d+\.\d\d bits \(over text you did not see", feedback), feedback
         assert not seat.page.query_selector("#feedback .xa-token")
         seen = seat.everything()
     finally:

@@ -194,11 +194,15 @@ function send() {
 
 function showFeedback(frame) {
   const box = el("div", undefined, "feedback");
+  // A total over text the seat did not see arrives rounded to 0.01 bits (docs/information_sets.md),
+  // so it is shown as such: printing three decimals would suggest a precision it lacks.
+  const rounded = frame.terms.some((term) => term.hidden);
+  const bits = (value, hidden) => hidden ? "≈ " + value.toFixed(2) : value.toFixed(3);
   box.appendChild(el("h3", "Round " + frame.round + ", line " + frame.line + ": reward " +
-    frame.total.toFixed(3) + " bits (" + frame.role + ")"));
+    bits(frame.total, rounded) + " bits (" + frame.role + ")"));
   for (const term of frame.terms) {
-    box.appendChild(el("div", term.source + " = " + term.total.toFixed(3) + " bits" +
-      (term.hidden ? " (over text you did not see: total only)" : "")));
+    box.appendChild(el("div", term.source + " = " + bits(term.total, term.hidden) + " bits" +
+      (term.hidden ? " (over text you did not see: total only, rounded to 0.01 bits)" : "")));
     if (term.tokens.length) {
       const reading = el("div", undefined, "reading");
       term.tokens.forEach((tok, i) => {
