@@ -142,18 +142,8 @@ def transfer_value(
     source = _interval(data[:2], _mean_difference, seed, resamples, level)
     target = _interval(data[2:], _mean_difference, seed, resamples, level)
     before, after = float(data[2].mean()), float(data[3].mean())
-    if not source.above_zero():
-        where = "contains 0" if source.high >= 0.0 else "lies below 0"
-        reason = (
-            f"undefined: the fine-tuning gain on the source game ({source.value:+.3g}, "
-            f"interval [{source.low:.3g}, {source.high:.3g}]) {where}"
-        )
-        return TransferEstimate(None, before, after, target, reason)
-    if not target_playable:
-        reason = (
-            "undefined: the target game is not playable (its own fine-tuning gain interval "
-            "is not above 0; Def. 37 is stated for two playable games)"
-        )
+    reason = _undefined_reason(source, target_playable)
+    if reason:
         return TransferEstimate(None, before, after, target, reason)
     value = _interval(data, _ratio, seed, resamples, level)
     if not (np.isfinite(value.low) and np.isfinite(value.high)):
@@ -272,18 +262,8 @@ def runs_transfer_value(
     source = Interval(source_point, *_percentiles(source_draws, level))
     target = Interval(target_point, *_percentiles(target_draws, level))
     before, after = float(tb.mean()), float(ta.mean())
-    if not source.above_zero():
-        where = "contains 0" if source.high >= 0.0 else "lies below 0"
-        reason = (
-            f"undefined: the fine-tuning gain on the source game ({source.value:+.3g}, "
-            f"interval [{source.low:.3g}, {source.high:.3g}] over runs and maps) {where}"
-        )
-        return TransferEstimate(None, before, after, target, reason)
-    if not target_playable:
-        reason = (
-            "undefined: the target game is not playable (its own fine-tuning gain interval "
-            "is not above 0; Def. 37 is stated for two playable games)"
-        )
+    reason = _undefined_reason(source, target_playable, " over runs and maps")
+    if reason:
         return TransferEstimate(None, before, after, target, reason)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = target_draws / source_draws
@@ -296,3 +276,20 @@ def runs_transfer_value(
 
 
 __all__ += ["RunsGain", "runs_gain", "runs_transfer_value"]
+
+
+def _undefined_reason(source: Interval, target_playable: bool, over: str = "") -> str:
+    """Why V is undefined under Def. 37 (source gain not above 0, or an unplayable target),
+    or "" when it is defined."""
+    if not source.above_zero():
+        where = "contains 0" if source.high >= 0.0 else "lies below 0"
+        return (
+            f"undefined: the fine-tuning gain on the source game ({source.value:+.3g}, "
+            f"interval [{source.low:.3g}, {source.high:.3g}]{over}) {where}"
+        )
+    if not target_playable:
+        return (
+            "undefined: the target game is not playable (its own fine-tuning gain interval "
+            "is not above 0; Def. 37 is stated for two playable games)"
+        )
+    return ""
