@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -50,6 +49,7 @@ from arena.judges.hf_forward import base_and_head
 from arena.judges.hf_load import auto_device, configure_cuda
 from arena.judges.pool import JudgePool
 from arena.protocols.judge import JudgeInfo, ScoreRequest, TokenScores
+from benchmarks._judge_workloads import distinct_requests
 
 LN2 = 0.6931471805599453
 # name -> (family, layers, d_model, heads, kv heads, ffn, vocab)
@@ -99,18 +99,6 @@ def make_model(name: str, dtype: torch.dtype, device: str) -> Any:
         )
         model = LlamaForCausalLM(config)
     return model.to(dtype=dtype, device=device).train(False).requires_grad_(False)
-
-
-def workload(n: int, seed: int) -> list[ScoreRequest]:
-    from arena.judges.training.corpus import generate_stories
-
-    rng = random.Random(seed)
-    out = []
-    for i, story in enumerate(s.text for s in generate_stories(n, seed)):
-        words = story.split()
-        cut = rng.randint(3, min(12, len(words) - 1))
-        out.append(ScoreRequest(" ".join(words[cut:]), f"{i}: " + " ".join(words[:cut]), "xgl"))
-    return out
 
 
 def sync(device: str) -> None:
@@ -260,7 +248,7 @@ async def bench(
     model = make_model(size, dtype, device)
     info = JudgeInfo(name=size, model=f"{size} random", revision="seed0", dtype=dtype_name)
     judge = HFJudge([(model, device)], tokenizer, info, max_batch_tokens=args.max_batch_tokens)
-    requests = workload(args.requests, 7)
+    requests = distinct_requests(args.requests, 7)
     encoded = judge.encode_requests(requests)
     tokens = sum(e.length for e in encoded)
     batches = plain_batches(encoded, args.max_batch_tokens, device)
