@@ -39,6 +39,18 @@ def test_the_token_is_not_on_the_server_command_line() -> None:
     assert "--token" not in command and command[1:3] == ["-m", "arena.dashboard.play"]
 
 
+def page_when_up(child: subprocess.Popen[bytes], port: int, within_s: float) -> bytes:
+    """The page at 127.0.0.1:`port` once the server answers (the child must stay alive)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            page: bytes = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
+            return page
+        except OSError:
+            assert time.monotonic() < deadline and child.poll() is None
+            time.sleep(0.3)
+
+
 def test_it_serves_the_page_on_loopback(tmp_path: Path) -> None:
     port = free_port()
     child = subprocess.Popen(
@@ -48,15 +60,7 @@ def test_it_serves_the_page_on_loopback(tmp_path: Path) -> None:
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and child.poll() is None
-                time.sleep(0.3)
-        assert b"Xent Arena: play" in page
+        assert b"Xent Arena: play" in page_when_up(child, port, 60)
     finally:
         os.killpg(child.pid, signal.SIGTERM)
         child.wait(timeout=30)
@@ -84,15 +88,7 @@ def test_dashboard_play_serves_the_page_beside_the_dashboard_and_stops_it(
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                page = urllib.request.urlopen(f"http://127.0.0.1:{play_port}/", timeout=2).read()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and child.poll() is None
-                time.sleep(0.3)
-        assert b"Xent Arena: play" in page
+        assert b"Xent Arena: play" in page_when_up(child, play_port, 90)
     finally:
         child.send_signal(signal.SIGTERM)
         child.wait(timeout=60)
