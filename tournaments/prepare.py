@@ -118,7 +118,7 @@ def _participant_info(name: str, spec_text: str, registry: Registry) -> Particip
     spec = parse_spec(spec_text)
     plugin, version = "", ""
     for info in registry.plugins():
-        if spec.name in info.players:
+        if spec.name in info.provides["players"]:
             plugin, version = info.name, info.version
     return ParticipantInfo(name, spec.raw, plugin, version, spec.arg, dict(spec.params))
 

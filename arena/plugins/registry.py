@@ -17,13 +17,26 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import os
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pluggy import PluginManager
 
 from arena.errors import ArenaError, PluginError, UnknownNameError
+from arena.plugins.kinds import (
+    COMMANDS,
+    EXECUTORS,
+    FINETUNERS,
+    GAMES,
+    JUDGES,
+    KINDS,
+    PLAYERS,
+    SAMPLERS,
+    STORY_SOURCES,
+    PluginKind,
+    command_names,
+)
 from arena.plugins.plugin_manager import (
     ALLOW_ENV,
     ENTRY_POINT_GROUP,
@@ -54,92 +67,68 @@ from arena.specs import Spec, parse_spec
 if TYPE_CHECKING:
     import typer
 
-__all__ = ["PluginFailure", "PluginInfo", "Registry"]
+__all__ = ["PluginFailure", "PluginInfo", "Registry", "command_names"]
 
 FIX = "Install a plugin that provides it, or run `arena plugins` to see what is installed."
-E = TypeVar(
-    "E",
-    PlayerEntry,
-    JudgeEntry,
-    GameEntry,
-    StorySourceEntry,
-    ExecutorEntry,
-    SamplerEntry,
-    FineTunerEntry,
-)
+E = TypeVar("E")
+P = TypeVar("P")
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class PluginInfo:
-    """A loaded plugin, where it comes from and the names it registers."""
+    """A loaded plugin, where it comes from and the names it registers (`provides`: kind
+    key -> names, every kind of the registry present)."""
 
     name: str
     dist: str = ""
     version: str = ""
-    players: tuple[str, ...] = ()
-    judges: tuple[str, ...] = ()
-    games: tuple[str, ...] = ()
-    story_sources: tuple[str, ...] = ()
-    commands: tuple[str, ...] = ()
-    executors: tuple[str, ...] = ()
-    samplers: tuple[str, ...] = ()
-    finetuners: tuple[str, ...] = ()
+    provides: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
-
-@dataclass
-class _Provided:
-    players: list[str] = field(default_factory=list)
-    judges: list[str] = field(default_factory=list)
-    games: list[str] = field(default_factory=list)
-    story_sources: list[str] = field(default_factory=list)
-    commands: list[str] = field(default_factory=list)
-    executors: list[str] = field(default_factory=list)
-    samplers: list[str] = field(default_factory=list)
-    finetuners: list[str] = field(default_factory=list)
+    def as_dict(self) -> dict[str, Any]:
+        """The `arena plugins --json` form: name, dist, version and one list per kind."""
+        return {
+            "name": self.name, "dist": self.dist, "version": self.version,
+            **{key: list(names) for key, names in self.provides.items()},
+        }
 
 
 class Registry:
-    """Names to factories, as registered by the plugins of one plugin manager."""
+    """Names to entries, one table per plugin kind (`arena.plugins.kinds`), as registered by
+    the plugins of one plugin manager.
 
-    def __init__(self, pm: PluginManager) -> None:
+    The generic methods (`names`, `entry`, `create`, `check`, ...) take the kind; the
+    per-kind ones (`create_player`, `judge_names`, ...) are one-line names over them, kept
+    because the conformance kit (`arena.testing`) and most callers read better with them.
+    A new kind needs none of them."""
+
+    def __init__(self, pm: PluginManager, kinds: Sequence[PluginKind[Any, Any]] = KINDS) -> None:
         self.plugin_manager = pm
-        self._players: dict[str, tuple[str, PlayerEntry]] = {}
-        self._judges: dict[str, tuple[str, JudgeEntry]] = {}
-        self._games: dict[str, tuple[str, GameEntry]] = {}
-        self._sources: dict[str, tuple[str, StorySourceEntry]] = {}
-        self._samplers: dict[str, tuple[str, SamplerEntry]] = {}
-        self._finetuners: dict[str, tuple[str, FineTunerEntry]] = {}
-        self._commands: dict[str, tuple[str, typer.Typer]] = {}
-        self._executors: dict[str, tuple[str, ExecutorEntry]] = {}
-        self._provided: dict[str, _Provided] = {}
+        self.kinds = tuple(kinds)
+        self._tables: dict[str, dict[str, tuple[str, Any]]] = {k.key: {} for k in self.kinds}
+        self._provided: dict[str, dict[str, list[str]]] = {}  # plugin -> kind key -> names
         self._failures: list[PluginFailure] = []
 
     @classmethod
-    def from_plugin_manager(cls, pm: PluginManager) -> Registry:
-        """Call every plugin's registration hooks and index what they return."""
-        reg = cls(pm)
+    def from_plugin_manager(
+        cls, pm: PluginManager, kinds: Sequence[PluginKind[Any, Any]] = KINDS
+    ) -> Registry:
+        """Call every plugin's hook of each kind and index what they return."""
+        reg = cls(pm, kinds)
         for name, plugin in pm.list_name_plugin():
             if plugin is not None:  # None marks a blocked plugin
-                reg._provided[name] = _Provided()
-        reg._collect("arena_players", "player", PlayerEntry, reg._players, "players")
-        reg._collect("arena_judges", "judge", JudgeEntry, reg._judges, "judges")
-        reg._collect("arena_games", "game", GameEntry, reg._games, "games")
-        reg._collect(
-            "arena_story_sources", "story source", StorySourceEntry, reg._sources, "story_sources"
-        )
-        reg._collect("arena_executors", "executor", ExecutorEntry, reg._executors, "executors")
-        reg._collect("arena_samplers", "sampler", SamplerEntry, reg._samplers, "samplers")
-        reg._collect(
-            "arena_finetuners", "fine-tuner", FineTunerEntry, reg._finetuners, "finetuners"
-        )
-        reg._collect_commands()
+                reg._provided[name] = {}
+        for kind in reg.kinds:
+            reg._collect(kind)
         return reg
 
     @classmethod
     def load(cls, allow: Collection[str] | None = None) -> Registry:
         """The installed plugins (see `create_plugin_manager`), indexed: discovered once per
-        process and allow-list, and again only when the installed entry points change."""
+        process and allow-list, and again only when the installed entry points change.
+
+        The entry point for library code that was handed no registry; the `arena` command
+        builds one at start and passes it down (`arena.cli.context`)."""
         key = _discovery_key(allow)
         found = _LOADED.get(key)
         if found is None:
@@ -180,110 +169,182 @@ class Registry:
                 out.append((plugin, list(result)))
         return out
 
-    def _collect(
-        self,
-        hook: str,
-        kind: str,
-        entry_type: type[E],
-        table: dict[str, tuple[str, E]],
-        attr: str,
-    ) -> None:
-        for plugin, entries in self._results(hook):
+    def _collect(self, kind: PluginKind[Any, Any]) -> None:
+        table = self._tables[kind.key]
+        entry_class = None
+        for plugin, entries in self._results(kind.hook):
+            entry_class = entry_class or kind.entry_class()
             for entry in entries:
-                if not isinstance(entry, entry_type):
+                if not isinstance(entry, entry_class):
+                    expected = (
+                        kind.entry_type.replace(":", ".")
+                        if isinstance(kind.entry_type, str) else entry_class.__name__
+                    )
                     self._fail(
                         plugin,
-                        f"{hook} returned a {type(entry).__name__}, expected {entry_type.__name__}",
+                        f"{kind.hook} returned a {type(entry).__name__}, expected {expected}",
                     )
                     continue
-                try:
-                    check_name(kind, entry.name)
-                except PluginError as exc:
-                    self._fail(plugin, str(exc))
+                if not self._valid(kind, plugin, entry):
                     continue
-                params = getattr(entry, "params", None)
-                if params is not None and not isinstance(params, SpecParams):
-                    self._fail(
-                        plugin,
-                        f"{kind} '{entry.name}' declares its parameters as a "
-                        f"{type(params).__name__}, expected arena.SpecParams; declare them "
-                        "with SpecParams(params=(Param(...), ...)) (see plugins/README.md).",
-                    )
-                    continue
-                if self._clash(kind, entry.name, plugin, table):
-                    continue
-                table[entry.name] = (plugin, entry)
-                getattr(self._provided.setdefault(plugin, _Provided()), attr).append(entry.name)
+                for name in kind.names(entry):
+                    if self._clash(kind, name, plugin, table):
+                        continue
+                    table[name] = (plugin, entry)
+                    self._provided.setdefault(plugin, {}).setdefault(kind.key, []).append(name)
+
+    def _valid(self, kind: PluginKind[Any, Any], plugin: str, entry: object) -> bool:
+        """Whether the entry's names are valid and its declared parameters a `SpecParams`;
+        the reason recorded as a failure otherwise."""
+        try:
+            for name in kind.names(entry):
+                check_name(kind.noun, name)
+        except PluginError as exc:
+            self._fail(plugin, str(exc))
+            return False
+        params = getattr(entry, "params", None)
+        if params is not None and not isinstance(params, SpecParams):
+            self._fail(
+                plugin,
+                f"{kind.noun} '{getattr(entry, 'name', '?')}' declares its parameters as a "
+                f"{type(params).__name__}, expected arena.SpecParams; declare them "
+                "with SpecParams(params=(Param(...), ...)) (see plugins/README.md).",
+            )
+            return False
+        return True
 
     def _clash(
-        self, kind: str, name: str, plugin: str, table: Mapping[str, tuple[str, Any]]
+        self, kind: PluginKind[Any, Any], name: str, plugin: str,
+        table: Mapping[str, tuple[str, Any]],
     ) -> bool:
         if name not in table:
             return False
         owner = table[name][0]
         self._fail(
             plugin,
-            f"{kind} '{name}' is already provided by plugin '{owner}'; this one is ignored. "
-            "Uninstall one of them or ask the author to rename it.",
+            f"{kind.noun} '{name}' is already provided by plugin '{owner}'; this one is "
+            "ignored. Uninstall one of them or ask the author to rename it.",
         )
         return True
 
-    def _collect_commands(self) -> None:
-        import typer  # only when some plugin might add commands; typer is slow to import
+    # ------------------------------------------------------------------ any kind
 
-        for plugin, apps in self._results("arena_cli_commands"):
-            for app in apps:
-                if not isinstance(app, typer.Typer):
-                    self._fail(
-                        plugin,
-                        f"arena_cli_commands returned a {type(app).__name__}, expected typer.Typer",
-                    )
-                    continue
-                for name in command_names(app):
-                    if not self._clash("command", name, plugin, self._commands):
-                        self._commands[name] = (plugin, app)
-                        self._provided.setdefault(plugin, _Provided()).commands.append(name)
+    def _table(self, kind: PluginKind[E, Any]) -> Mapping[str, tuple[str, E]]:
+        try:
+            return self._tables[kind.key]
+        except KeyError:
+            raise PluginError(
+                f"This registry does not index {kind.plural} (its kinds: "
+                f"{', '.join(k.key for k in self.kinds)}); build it with that kind."
+            ) from None
+
+    def _lookup(self, kind: PluginKind[E, Any], name: str) -> tuple[str, E]:
+        table = self._table(kind)
+        if name not in table:
+            raise UnknownNameError(kind.noun, name, table.keys(), fix=FIX)
+        return table[name]
+
+    def names(self, kind: PluginKind[Any, Any]) -> list[str]:
+        """The registered names of `kind`, sorted."""
+        return sorted(self._table(kind))
+
+    def entry(self, kind: PluginKind[E, Any], name: str) -> E:
+        """The entry registered as `name`; `UnknownNameError` listing the others if none."""
+        return self._lookup(kind, name)[1]
+
+    def entries(self, kind: PluginKind[E, Any]) -> list[E]:
+        """Each entry of `kind` once, in load order (an entry may hold several names)."""
+        found: list[E] = []
+        for _, entry in self._table(kind).values():
+            if all(entry is not seen for seen in found):
+                found.append(entry)
+        return found
+
+    def plugin_of(self, kind: PluginKind[Any, Any], name: str) -> str:
+        """The plugin that registered `name`."""
+        return self._lookup(kind, name)[0]
+
+    def is_builtin(self, kind: PluginKind[Any, Any], name: str) -> bool:
+        """Whether `name` comes from the arena's own built-in plugins (recognised by
+        distribution and module, see `arena.plugins.plugin_manager`), not a third party."""
+        plugin = self.plugin_of(kind, name)
+        pm = self.plugin_manager
+        origin = pm.origins.get(plugin) if isinstance(pm, ArenaPluginManager) else None
+        return origin is not None and origin.builtin
+
+    def check(self, kind: PluginKind[Any, Any], spec: str | Spec) -> None:
+        """Check a spec without building anything: its name is registered, it fits the
+        entry's declared parameters and the entry's `check` (if any) accepts it.
+        Raises `UnknownNameError` or the entry's `ConfigError`."""
+        plugin, entry, parsed = self._resolve(kind, spec)
+        check = getattr(entry, "check", None)
+        if check is not None:
+            _build(kind, plugin, parsed.raw, lambda: check(parsed))
+
+    def create(self, kind: PluginKind[Any, P], spec: str | Spec, *args: object) -> P:
+        """Build one thing of `kind`: its entry's factory called with the parsed spec (for a
+        "spec" kind) and `args`; the product is checked against the kind's protocol."""
+        plugin, entry, parsed = self._resolve(kind, spec)
+        factory = entry.factory
+        if kind.spec_rule == "spec":
+            made = _build(kind, plugin, parsed.raw, lambda: factory(parsed, *args))
+        else:
+            made = _build(kind, plugin, parsed.raw, lambda: factory(*args))
+        if kind.protocol is not None and not isinstance(made, kind.protocol):
+            raise PluginError(
+                f"Plugin '{plugin}' returned a {type(made).__name__} for {kind.noun} "
+                f"'{parsed.raw}', which does not implement the {kind.protocol.__name__} protocol."
+            )
+        return cast(P, made)
+
+    def _resolve(self, kind: PluginKind[Any, Any], spec: str | Spec) -> tuple[str, Any, Spec]:
+        """(plugin, entry, spec) for a user's text, read by the kind's spec rule and
+        validated against the entry's declared parameters."""
+        if isinstance(spec, Spec):
+            parsed = spec
+        elif kind.spec_rule == "spec":
+            parsed = parse_spec(spec)
+        else:
+            parsed = Spec(spec, raw=spec)
+        plugin, entry = self._lookup(kind, parsed.name)
+        params = getattr(entry, "params", None)
+        if params is not None:
+            params.validate(parsed, kind.noun)
+        return plugin, entry, parsed
 
     # ------------------------------------------------------------------ listing
 
     def player_names(self) -> list[str]:
-        return sorted(self._players)
+        return self.names(PLAYERS)
 
     def judge_names(self) -> list[str]:
-        return sorted(self._judges)
+        return self.names(JUDGES)
 
     def game_names(self) -> list[str]:
-        return sorted(self._games)
+        return self.names(GAMES)
 
     def story_source_names(self) -> list[str]:
-        return sorted(self._sources)
+        return self.names(STORY_SOURCES)
 
     def sampler_names(self) -> list[str]:
-        return sorted(self._samplers)
+        return self.names(SAMPLERS)
 
     def finetuner_names(self) -> list[str]:
-        return sorted(self._finetuners)
+        return self.names(FINETUNERS)
 
     def command_names(self) -> list[str]:
-        return sorted(self._commands)
+        return self.names(COMMANDS)
 
     def executor_names(self) -> list[str]:
-        return sorted(self._executors)
+        return self.names(EXECUTORS)
 
     def plugins(self) -> list[PluginInfo]:
         """Every registered plugin, in load order, with what it provides."""
         infos = []
         for name, got in self._provided.items():
             dist, version = self._origin(name)
-            infos.append(
-                PluginInfo(
-                    name, dist, version, tuple(got.players), tuple(got.judges),
-                    tuple(got.games), tuple(got.story_sources), tuple(got.commands),
-                    tuple(got.executors),
-                    tuple(got.samplers),
-                    tuple(got.finetuners),
-                )
-            )
+            provides = {kind.key: tuple(got.get(kind.key, ())) for kind in self.kinds}
+            infos.append(PluginInfo(name, dist, version, provides))
         return infos
 
     def failures(self) -> list[PluginFailure]:
@@ -300,153 +361,70 @@ class Registry:
     # ------------------------------------------------------------------ lookups
 
     def player_is_builtin(self, name: str) -> bool:
-        """Whether player `name` comes from the arena's own built-in plugins (recognised
-        by distribution and module, see `arena.plugins.plugin_manager`), not a third party."""
-        plugin = _lookup(self._players, "player", name)[0]
-        pm = self.plugin_manager
-        origin = pm.origins.get(plugin) if isinstance(pm, ArenaPluginManager) else None
-        return origin is not None and origin.builtin
+        return self.is_builtin(PLAYERS, name)
 
     def player_plugin(self, name: str) -> tuple[str, str]:
         """The plugin that registered player `name` and its distribution."""
-        plugin = _lookup(self._players, "player", name)[0]
+        plugin = self.plugin_of(PLAYERS, name)
         return plugin, self._origin(plugin)[0]
 
     def player_entry(self, name: str) -> PlayerEntry:
-        return _lookup(self._players, "player", name)[1]
+        return self.entry(PLAYERS, name)
 
     def judge_entry(self, name: str) -> JudgeEntry:
-        return _lookup(self._judges, "judge", name)[1]
+        return self.entry(JUDGES, name)
 
     def story_source_entry(self, name: str) -> StorySourceEntry:
-        return _lookup(self._sources, "story source", name)[1]
+        return self.entry(STORY_SOURCES, name)
 
     def sampler_entry(self, name: str) -> SamplerEntry:
-        return _lookup(self._samplers, "sampler", name)[1]
+        return self.entry(SAMPLERS, name)
+
+    def finetuner_entry(self, name: str) -> FineTunerEntry:
+        return self.entry(FINETUNERS, name)
 
     def executor_entry(self, name: str) -> ExecutorEntry:
-        return _lookup(self._executors, "executor", name)[1]
+        return self.entry(EXECUTORS, name)
 
     def game(self, name: str) -> GameEntry:
-        return _lookup(self._games, "game", name)[1]
+        return self.entry(GAMES, name)
 
     def cli_commands(self) -> list[typer.Typer]:
         """The plugins' typer apps, each once, in load order."""
-        apps: list[typer.Typer] = []
-        for _, app in self._commands.values():
-            if all(app is not seen for seen in apps):
-                apps.append(app)
-        return apps
+        return self.entries(COMMANDS)
+
+    def check_spec(self, kind: str, spec: str | Spec) -> None:
+        """`check` for the kind whose noun is `kind` ("player", "judge", ...)."""
+        self.check(self._kind_named(kind), spec)
+
+    def _kind_named(self, noun: str) -> PluginKind[Any, Any]:
+        for kind in self.kinds:
+            if kind.noun == noun:
+                return kind
+        raise UnknownNameError("plugin kind", noun, [k.noun for k in self.kinds])
 
     def create_player(self, spec: str | Spec, ctx: PlayerContext | None = None) -> Player:
         """Build a player for one seat from its spec, e.g. ``random?words=5``."""
-        parsed = _as_spec(spec)
-        plugin, entry = _lookup(self._players, "player", parsed.name)
-        _validate(entry.params, parsed, "player")
-        context = ctx or PlayerContext()
-        made = _build("player", plugin, parsed, lambda: entry.factory(parsed, context))
-        if not isinstance(made, Player):
-            raise _not_protocol("player", plugin, parsed, made, "Player")
-        return made
-
-    def check_spec(self, kind: str, spec: str | Spec) -> None:
-        """Check a player or judge spec (`kind` "player" or "judge") without building it:
-        its name is registered and its entry's `check` accepts its arg and parameters.
-        Raises `UnknownNameError` or the entry's `ConfigError`."""
-        parsed = _as_spec(spec)
-        if kind == "player":
-            plugin, player_entry = _lookup(self._players, kind, parsed.name)
-            _validate(player_entry.params, parsed, kind)
-            check = player_entry.check
-        else:
-            plugin, judge_entry = _lookup(self._judges, kind, parsed.name)
-            _validate(judge_entry.params, parsed, kind)
-            check = judge_entry.check
-        if check is not None:
-            _build(kind, plugin, parsed, lambda: check(parsed))
+        return self.create(PLAYERS, spec, ctx or PlayerContext())
 
     def create_judge(self, spec: str | Spec) -> Judge:
         """Build a judge from its spec, e.g. ``ngram?order=3``."""
-        parsed = _as_spec(spec)
-        plugin, entry = _lookup(self._judges, "judge", parsed.name)
-        _validate(entry.params, parsed, "judge")
-        made = _build("judge", plugin, parsed, lambda: entry.factory(parsed))
-        if not isinstance(made, Judge):
-            raise _not_protocol("judge", plugin, parsed, made, "Judge")
-        return made
+        return self.create(JUDGES, spec)
 
     def create_story_source(self, spec: str | Spec, judge: Judge | None = None) -> StorySource:
         """Build a story source from its spec."""
-        parsed = _as_spec(spec)
-        plugin, entry = _lookup(self._sources, "story source", parsed.name)
-        _validate(entry.params, parsed, "story source")
-        made = _build("story source", plugin, parsed, lambda: entry.factory(parsed, judge))
-        if not isinstance(made, StorySource):
-            raise _not_protocol("story source", plugin, parsed, made, "StorySource")
-        return made
+        return self.create(STORY_SOURCES, spec, judge)
 
     def create_sampler(self, spec: str | Spec) -> MetaSampler:
         """Build a meta-sampler from its spec, e.g. ``mutate?ops=length``."""
-        parsed = _as_spec(spec)
-        plugin, entry = _lookup(self._samplers, "sampler", parsed.name)
-        _validate(entry.params, parsed, "sampler")
-        made = _build("sampler", plugin, parsed, lambda: entry.factory(parsed))
-        if not isinstance(made, MetaSampler):
-            raise _not_protocol("sampler", plugin, parsed, made, "MetaSampler")
-        return made
-
-
-    def finetuner_entry(self, name: str) -> FineTunerEntry:
-        return _lookup(self._finetuners, "fine-tuner", name)[1]
+        return self.create(SAMPLERS, spec)
 
     def create_finetuner(self, spec: str | Spec) -> FineTuner:
         """Build a fine-tuning mechanism from its spec, e.g. ``reinforce?lr=1e-4&batch=4``."""
-        parsed = _as_spec(spec)
-        plugin, entry = _lookup(self._finetuners, "fine-tuner", parsed.name)
-        _validate(entry.params, parsed, "fine-tuner")
-        made = _build("fine-tuner", plugin, parsed, lambda: entry.factory(parsed))
-        if not isinstance(made, FineTuner):
-            raise _not_protocol("fine-tuner", plugin, parsed, made, "FineTuner")
-        return made
+        return self.create(FINETUNERS, spec)
 
 
-def command_names(app: typer.Typer, *, mounted: bool = True) -> list[str]:
-    """The top-level names a typer app adds when mounted: its group name if it has one,
-    else its commands' and groups' names. `mounted=False` lists the latter always (for the
-    host app)."""
-    if mounted and app.info.name:
-        return [str(app.info.name)]
-    names = []
-    for cmd in app.registered_commands:
-        if cmd.name:
-            names.append(cmd.name)
-        elif cmd.callback is not None:
-            names.append(cmd.callback.__name__.replace("_", "-"))
-    for group in app.registered_groups:
-        if group.name:
-            names.append(str(group.name))
-        elif group.typer_instance is not None:  # an app mounted without a name: its own
-            names += command_names(group.typer_instance)
-    return names
-
-
-def _as_spec(spec: str | Spec) -> Spec:
-    return spec if isinstance(spec, Spec) else parse_spec(spec)
-
-
-def _validate(params: SpecParams | None, spec: Spec, kind: str) -> None:
-    """Check `spec` against its entry's declared parameters, if it declares them."""
-    if params is not None:
-        params.validate(spec, kind)
-
-
-def _lookup(table: Mapping[str, tuple[str, E]], kind: str, name: str) -> tuple[str, E]:
-    if name not in table:
-        raise UnknownNameError(kind, name, table.keys(), fix=FIX)
-    return table[name]
-
-
-def _build(kind: str, plugin: str, spec: Spec, make: Callable[[], T]) -> T:
+def _build(kind: PluginKind[Any, Any], plugin: str, raw: str, make: Callable[[], T]) -> T:
     """Run a factory; our own errors pass through, anything else names the plugin."""
     try:
         return make()
@@ -454,17 +432,10 @@ def _build(kind: str, plugin: str, spec: Spec, make: Callable[[], T]) -> T:
         raise
     except Exception as exc:
         raise PluginError(
-            f"Plugin '{plugin}' failed to create {kind} '{spec.raw}': "
+            f"Plugin '{plugin}' failed to create {kind.noun} '{raw}': "
             f"{type(exc).__name__}: {exc}. Check the spec's parameters or report it to the "
             "plugin's author."
         ) from exc
-
-
-def _not_protocol(kind: str, plugin: str, spec: Spec, made: object, protocol: str) -> PluginError:
-    return PluginError(
-        f"Plugin '{plugin}' returned a {type(made).__name__} for {kind} '{spec.raw}', "
-        f"which does not implement the {protocol} protocol."
-    )
 
 
 _DiscoveryKey = tuple[tuple[str, ...] | None, tuple[tuple[str, str], ...]]

@@ -50,7 +50,7 @@ def registry() -> Registry:
 def test_built_in_executors_register_through_the_hook() -> None:
     reg = registry()
     assert {"local", "ray", "counting"} <= set(reg.executor_names())
-    assert {p.name for p in reg.plugins() if "local" in p.executors} == {"builtin_executors"}
+    assert {p.name for p in reg.plugins() if "local" in p.provides["executors"]} == {"builtin_executors"}
 
 
 async def test_the_file_key_and_the_override_pick_the_executor(tmp_path: Path) -> None:

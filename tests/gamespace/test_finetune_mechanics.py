@@ -113,7 +113,7 @@ class CopyTuner:
 
 def test_builtin_reinforce_comes_through_its_entry_point(registry: Registry) -> None:
     assert "reinforce" in registry.finetuner_names()
-    owner = next(p for p in registry.plugins() if "reinforce" in p.finetuners)
+    owner = next(p for p in registry.plugins() if "reinforce" in p.provides["finetuners"])
     assert owner.name == "builtin_finetuners" and owner.dist == "xent-arena"
     tuner = registry.create_finetuner("reinforce?lr=3e-4&batch=2&baseline=running")
     assert isinstance(tuner, FineTuner)

@@ -39,7 +39,7 @@ class ThirdParty:
 def test_builtin_mutate_is_registered_through_its_entry_point() -> None:
     registry = Registry.load()
     assert "mutate" in registry.sampler_names()
-    owner = next(p for p in registry.plugins() if "mutate" in p.samplers)
+    owner = next(p for p in registry.plugins() if "mutate" in p.provides["samplers"])
     assert owner.name == "builtin_samplers" and owner.dist == "xent-arena"
     assert isinstance(registry.create_sampler("mutate?ops=length"), MetaSampler)
 

@@ -117,8 +117,8 @@ def test_builtins_registered_directly() -> None:
     assert set(reg.player_names()) == players
     assert set(reg.judge_names()) == judges
     names = {info.name: info for info in reg.plugins()}
-    assert set(names["builtin_players"].players) == players
-    assert set(names["builtin_judges"].judges) == judges
+    assert set(names["builtin_players"].provides["players"]) == players
+    assert set(names["builtin_judges"].provides["judges"]) == judges
     assert reg.failures() == []
     player = reg.create_player("scripted:a|b", PlayerContext(role="black"))
     assert isinstance(player, ScriptedPlayer) and player.name == "scripted:a|b"
@@ -175,7 +175,8 @@ def test_misbehaving_plugin_is_isolated() -> None:
     assert reg.game_names() == ["tiny"] and reg.game("tiny").version == "3"
     assert reg.story_source_names() == ["fixed"]
     infos = {info.name: info for info in reg.plugins()}
-    assert infos["b"].players == ("echo", "stringy") and infos["a"].players == ("solo",)
+    assert infos["b"].provides["players"] == ("echo", "stringy")
+    assert infos["a"].provides["players"] == ("solo",)
 
 
 def test_factory_result_must_implement_the_protocol() -> None:
@@ -228,4 +229,5 @@ def test_plugin_info_carries_origin() -> None:
     pm.register_plugin(PluginA(), "a", dist="arena-plugin-a", version="1.2")
     (info,) = Registry.from_plugin_manager(pm).plugins()
     assert (info.name, info.dist, info.version) == ("a", "arena-plugin-a", "1.2")
-    assert info.games == ("tiny",) and info.story_sources == ("fixed",)
+    assert info.provides["games"] == ("tiny",)
+    assert info.provides["story_sources"] == ("fixed",)

@@ -21,48 +21,41 @@ from arena.plugins.registry import PluginInfo, Registry, command_names
 
 
 def spec_docs(registry: Registry) -> dict[str, dict[str, str]]:
-    """kind -> name -> what its spec takes, rendered from the declared parameters
-    (`arena.spec_params`); "" for an undeclared entry (a sampler's free-text doc)."""
-    entries: dict[str, dict[str, Any]] = {
-        "players": {n: registry.player_entry(n) for n in registry.player_names()},
-        "judges": {n: registry.judge_entry(n) for n in registry.judge_names()},
-        "story sources": {n: registry.story_source_entry(n) for n in registry.story_source_names()},
-        "fine-tuners": {n: registry.finetuner_entry(n) for n in registry.finetuner_names()},
-    }
-    docs = {
-        kind: {
-            name: entry.params.doc() if entry.params is not None else ""
-            for name, entry in found.items()
+    """Kind (plural noun) -> name -> what its spec takes, rendered from the declared
+    parameters (`arena.spec_params`); an undeclared entry shows its free-text `params_doc`
+    if it has one, else "". Every kind whose entries can declare parameters is listed."""
+    docs: dict[str, dict[str, str]] = {}
+    for kind in registry.kinds:
+        if "params" not in getattr(kind.entry_class(), "__dataclass_fields__", {}):
+            continue
+        docs[kind.plural] = {
+            name: _params_doc(registry.entry(kind, name)) for name in registry.names(kind)
         }
-        for kind, found in entries.items()
-    }
-    samplers = {n: registry.sampler_entry(n) for n in registry.sampler_names()}
-    docs["samplers"] = {
-        name: entry.params.doc() if entry.params is not None else entry.params_doc
-        for name, entry in samplers.items()
-    }
     return docs
+
+
+def _params_doc(entry: Any) -> str:
+    params = entry.params
+    return params.doc() if params is not None else str(getattr(entry, "params_doc", ""))
 
 
 def report(registry: Registry) -> dict[str, Any]:
     """The `arena plugins --json` document: plugins, failures, skipped entry points and
-    the spec parameters of every player, judge and story source."""
+    the spec parameters of every entry that declares them."""
     return {
         "specs": spec_docs(registry),
-        "plugins": [asdict(info) for info in registry.plugins()],
+        "plugins": [info.as_dict() for info in registry.plugins()],
         "failures": [asdict(failure) for failure in registry.failures()],
         "skipped": registry.skipped(),
     }
 
 
-def _provides(info: PluginInfo) -> Text:
-    kinds = (
-        ("players", info.players), ("judges", info.judges), ("games", info.games),
-        ("story sources", info.story_sources), ("samplers", info.samplers),
-        ("fine-tuners", info.finetuners),
-        ("commands", info.commands),
-    )
-    lines = [printable(f"{kind}: {', '.join(names)}") for kind, names in kinds if names]
+def _provides(registry: Registry, info: PluginInfo) -> Text:
+    lines = [
+        printable(f"{kind.plural}: {', '.join(info.provides[kind.key])}")
+        for kind in registry.kinds
+        if info.provides.get(kind.key)
+    ]
     return Text("\n".join(lines) or "-")
 
 
@@ -75,7 +68,7 @@ def render(registry: Registry, console: Console) -> None:
     table.add_column("provides", overflow="fold")
     for info in registry.plugins():
         table.add_row(rich_cell(info.name), rich_cell(info.dist or "-"),
-                      rich_cell(info.version or "-"), _provides(info))
+                      rich_cell(info.version or "-"), _provides(registry, info))
     console.print(table)
     specs = Table(title="Spec parameters (name:arg?key=value&...)")
     for column in ("kind", "name", "takes"):
