@@ -5,14 +5,17 @@ The older schemas are built from the migration code itself: each step of
 made (the columns it adds through `_add_columns`, the tables it creates), so version v is the
 fresh schema without what steps v+1.. add. A database at each version from 1 to
 `CURRENT_VERSION - 1` is then migrated by `migrate` and its reflected tables, columns (type,
-nullability), indexes, unique constraints and foreign keys are compared with a fresh one.
-A step that forgets a column, an index or a table fails here.
+nullability), indexes, unique constraints and foreign keys are compared with a fresh one,
+on SQLite and on a real PostgreSQL server (where version 2 also has the 32-bit seed columns
+that step 3 widens). A step that forgets a column, an index, a table or a type change fails
+here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -21,6 +24,7 @@ from sqlmodel import SQLModel
 
 from arena.storage import migrations, tables
 from arena.storage.engine import sqlite_url
+from tests.storage.postgres_server import available, postgres_server
 
 Changes = dict[int, tuple[set[tuple[str, str]], set[str]]]  # version -> (columns, tables)
 
@@ -48,15 +52,20 @@ def recorded_changes(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Changes
     return changes
 
 
-def fresh(path: Path) -> Engine:
-    engine = create_engine(sqlite_url(path))
+NewEngine = Callable[[], Engine]  # an engine on a new, empty database of the backend
+NARROWED_BEFORE_V3 = 3  # PostgreSQL's seed columns were 32-bit before step 3 widened them
+
+
+def fresh(new_engine: NewEngine) -> Engine:
+    engine = new_engine()
     migrations.migrate(engine)
     return engine
 
 
-def build_version(path: Path, version: int, changes: Changes) -> Engine:
-    """A database at schema `version`: the fresh schema less what later steps add."""
-    engine = fresh(path)
+def build_version(new_engine: NewEngine, version: int, changes: Changes) -> Engine:
+    """A database at schema `version`: the fresh schema less what later steps add (and, on
+    PostgreSQL before version 3, with the 32-bit seed columns)."""
+    engine = fresh(new_engine)
     later = [changes[v] for v in range(version + 1, migrations.CURRENT_VERSION + 1)]
     dropped_tables = set().union(*(t for _, t in later))
     dropped_columns = set().union(*(c for c, _ in later))
@@ -69,8 +78,15 @@ def build_version(path: Path, version: int, changes: Changes) -> Engine:
                 if column in index["column_names"]:
                     connection.exec_driver_sql(f'DROP INDEX "{index["name"]}"')
             connection.exec_driver_sql(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
-        for table in sorted(dropped_tables):
-            connection.exec_driver_sql(f'DROP TABLE "{table}"')
+        for table in reversed(SQLModel.metadata.sorted_tables):  # referring tables first
+            if table.name in dropped_tables:
+                connection.exec_driver_sql(f'DROP TABLE "{table.name}"')
+        if connection.dialect.name == "postgresql" and version < NARROWED_BEFORE_V3:
+            for table_name, column in migrations._SEED_COLUMNS:
+                if table_name not in dropped_tables:
+                    connection.exec_driver_sql(
+                        f'ALTER TABLE "{table_name}" ALTER COLUMN "{column}" TYPE INTEGER'
+                    )
         migrations._stamp(connection, version)
     return engine
 
@@ -99,8 +115,52 @@ def schema(engine: Engine) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def changes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Changes]:
+    path = tmp_path_factory.mktemp("rec") / "rec.db"
     with pytest.MonkeyPatch.context() as patch:
-        yield recorded_changes(fresh(tmp_path_factory.mktemp("rec") / "rec.db"), patch)
+        yield recorded_changes(fresh(lambda: create_engine(sqlite_url(path))), patch)
+
+
+BACKENDS = [
+    "sqlite",
+    pytest.param("postgresql", marks=[
+        pytest.mark.postgres,
+        pytest.mark.skipif(not available(), reason="PostgreSQL server binaries not installed"),
+    ]),
+]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[NewEngine]:
+    """Makes engines on new empty databases: SQLite files, or databases of one throwaway
+    PostgreSQL server (`tests.storage.postgres_server`, as the other Postgres tests)."""
+    made: list[Engine] = []
+    numbers = itertools.count()
+    with contextlib.ExitStack() as stack:
+        if request.param == "sqlite":
+            folder = tmp_path_factory.mktemp("paths")
+
+            def url_of(name: str) -> str:
+                return sqlite_url(folder / f"{name}.db")
+        else:
+            server = stack.enter_context(postgres_server())
+            admin = create_engine(server, isolation_level="AUTOCOMMIT")
+            stack.callback(admin.dispose)
+
+            def url_of(name: str) -> str:
+                with admin.connect() as connection:
+                    connection.exec_driver_sql(f"CREATE DATABASE {name}")
+                return server.rsplit("/", 1)[0] + "/" + name
+
+        def new_engine() -> Engine:
+            made.append(create_engine(url_of(f"paths{next(numbers)}")))
+            return made[-1]
+
+        try:
+            yield new_engine
+        finally:  # before the server stops
+            for engine in made:
+                engine.dispose()
 
 
 def test_the_recording_sees_every_step(changes: Changes) -> None:
@@ -111,10 +171,10 @@ def test_the_recording_sees_every_step(changes: Changes) -> None:
 
 @pytest.mark.parametrize("version", range(1, migrations.CURRENT_VERSION))
 def test_every_migration_path_yields_the_fresh_schema(
-    version: int, changes: Changes, tmp_path: Path
+    version: int, changes: Changes, backend: NewEngine
 ) -> None:
-    expected = schema(fresh(tmp_path / "fresh.db"))
-    old = build_version(tmp_path / f"v{version}.db", version, changes)
+    expected = schema(fresh(backend))
+    old = build_version(backend, version, changes)
     with old.connect() as connection:
         assert migrations.schema_version(connection) == version
     assert schema(old) != expected or version == migrations.CURRENT_VERSION  # really older
@@ -122,9 +182,20 @@ def test_every_migration_path_yields_the_fresh_schema(
     assert schema(old) == expected
 
 
-def test_the_comparison_catches_a_missing_column(changes: Changes, tmp_path: Path) -> None:
+def test_the_comparison_catches_a_missing_column(changes: Changes, backend: NewEngine) -> None:
     """A step that forgot a column (here v9's events_json) leaves a different schema."""
     broken = {**migrations.MIGRATIONS, 9: lambda _connection: None}
-    old = build_version(tmp_path / "v8.db", 8, changes)
+    old = build_version(backend, 8, changes)
     migrations.migrate(old, migrations=broken)
-    assert schema(old) != schema(fresh(tmp_path / "fresh.db"))
+    assert schema(old) != schema(fresh(backend))
+
+
+def test_the_comparison_catches_a_missing_type_change(changes: Changes, backend: NewEngine
+                                                       ) -> None:
+    """On PostgreSQL a version 2 database whose seeds step 3 did not widen stays different
+    (on SQLite every INTEGER is 64-bit already: there the step has nothing to do)."""
+    broken = {**migrations.MIGRATIONS, 3: lambda _connection: None}
+    old = build_version(backend, 2, changes)
+    migrations.migrate(old, migrations=broken)
+    differs = schema(old) != schema(fresh(backend))
+    assert differs == (old.dialect.name == "postgresql")
