@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 
-from arena.judges.training.corpus import general_vocabulary, generate_stories, make_story
+from arena.judges.hf.training.corpus import general_vocabulary, generate_stories, make_story
 from arena.lang import ast
 from arena.lang.loader import load_game
 from arena.protocols.judge import ScoreRequest

@@ -6,7 +6,7 @@ constant term such as a story's unconditioned cross-entropy is recomputed every 
 asked for, and an `xed` costs two passes because the runtime sends two requests. Token ids
 come from `HFJudge.encode_requests`, so its numbers are comparable with the HF judge's.
 It runs the model as transformers builds it: a copy of the judge's model with the
-activations the judge fuses (`arena.judges.hf_load.fuse_activations`) put back.
+activations the judge fuses (`arena.judges.hf.load.fuse_activations`) put back.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import math
 import time
 from collections.abc import Sequence
 
-from arena.judges.hf import HFJudge
-from arena.judges.hf_load import stock_activations
+from arena.judges.hf.judge import HFJudge
+from arena.judges.hf.load import stock_activations
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 
 LN2 = math.log(2.0)

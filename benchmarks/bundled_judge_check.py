@@ -21,9 +21,9 @@ import time
 
 import torch
 
-from arena.judges.bundled_judge import create_bundled_judge
-from arena.judges.training.corpus import general_vocabulary, heldout_stories
-from arena.judges.training.meaning import greedy_prefix, related_vs_random
+from arena.judges.hf.bundled_judge import create_bundled_judge
+from arena.judges.hf.training.corpus import general_vocabulary, heldout_stories
+from arena.judges.hf.training.meaning import greedy_prefix, related_vs_random
 from arena.protocols.judge import Judge
 
 
@@ -42,7 +42,7 @@ def parse_args() -> argparse.Namespace:
 def make_judge(model: str) -> Judge:
     if not model:
         return create_bundled_judge({})
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     return HFJudge.from_pretrained(model)
 

@@ -11,7 +11,7 @@ Parts (``--part``, several allowed):
   interval containing 1; a game whose score no move can change is not playable (V
   undefined); a learnable game is judged playable. Rates with Wilson 95 % intervals.
 - ``filter``: the few-shot playability filter's pass rates for a non-learning and a
-  learning base participant (see arena.gamespace.fewshot).
+  learning base participant (see arena.gamespace.sampling.fewshot).
 
 The last line is ``name=value`` pairs (the rates, and the number of seeds).
 
@@ -29,8 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.gamespace.evaluate import game_scores
-from arena.gamespace.finetune import MIN_STEPS
+from arena.gamespace.transfer.evaluate import game_scores
+from arena.gamespace.transfer.finetune import MIN_STEPS
 from arena.match_setup import LoadedGame, load_entry
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest
@@ -96,7 +96,7 @@ async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
     """The calibration cases over --seeds settings (seed s: evaluation maps, runs and
     bootstrap), each R runs x K maps, the tests' tiny model and games (a fresh oracle and
     store per seed, tuned models kept in a temporary folder)."""
-    from arena.gamespace.transfer import TransferSetting, open_oracle
+    from arena.gamespace.transfer.measure import TransferSetting, open_oracle
     from arena.match_setup import load_game_text
 
     counts = {"renamed": 0, "noop": 0, "fixed": 0, "learnable": 0}
@@ -155,7 +155,7 @@ async def part_filter(args: argparse.Namespace) -> dict[str, float]:
     """Pass rates of the trend filter (and of the old arms rule) for a non-learning base
     (`random`) and a learning one (`search`), one trial per seed (maps seed*N..)."""
     from arena.analysis.playability import run_playability
-    from arena.gamespace import fewshot
+    from arena.gamespace.sampling import fewshot
     from arena.judges.ngram import NgramJudge
 
     registry = Registry.load()

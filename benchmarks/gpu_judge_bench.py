@@ -42,12 +42,12 @@ from typing import Any
 
 import torch
 
-from arena.judges.bundled_judge import bundled_model_path
-from arena.judges.encoded import EncodedRequest
-from arena.judges.hf import HFJudge
-from arena.judges.hf_forward import base_and_head
-from arena.judges.hf_load import auto_device, configure_cuda
-from arena.judges.pool import JudgePool
+from arena.judges.hf.bundled_judge import bundled_model_path
+from arena.judges.hf.encoded import EncodedRequest
+from arena.judges.hf.forward import base_and_head
+from arena.judges.hf.judge import HFJudge
+from arena.judges.hf.load import auto_device, configure_cuda
+from arena.judges.pool.judge_pool import JudgePool
 from arena.protocols.judge import JudgeInfo, ScoreRequest, TokenScores
 from benchmarks._judge_workloads import distinct_requests
 

@@ -54,10 +54,10 @@ from typing import Any
 
 import torch
 
-from arena.judges.hf import HFJudge
-from arena.judges.hf_forward import attention_width, base_and_head, score_batch, score_packed
-from arena.judges.packing import plan_rows, trie_size
-from arena.judges.pool import JudgePool
+from arena.judges.hf.forward import attention_width, base_and_head, score_batch, score_packed
+from arena.judges.hf.judge import HFJudge
+from arena.judges.hf.packing import plan_rows, trie_size
+from arena.judges.pool.judge_pool import JudgePool
 from arena.protocols.judge import (
     GenerateRequest,
     Judge,
@@ -242,7 +242,7 @@ def _sync(device: str) -> None:
 
 
 def bundled_judge(device: str, max_batch_tokens: int) -> HFJudge:
-    from arena.judges.bundled_judge import bundled_model_path
+    from arena.judges.hf.bundled_judge import bundled_model_path
 
     return HFJudge.from_pretrained(
         str(bundled_model_path()), device=device, name="bundled", max_batch_tokens=max_batch_tokens
@@ -251,15 +251,15 @@ def bundled_judge(device: str, max_batch_tokens: int) -> HFJudge:
 
 def bench_tokenizer() -> Any:
     """The bundled judge's tokenizer, or a small BPE trained here (no downloads)."""
-    from arena.judges.bundled_judge import bundled_model_path
+    from arena.judges.hf.bundled_judge import bundled_model_path
 
     try:
         from transformers import AutoTokenizer
 
         return AutoTokenizer.from_pretrained(str(bundled_model_path()))
     except Exception:  # checkpoint missing: train a tokenizer on the corpus
-        from arena.judges.training.corpus import generate_corpus
-        from arena.judges.training.train import train_tokenizer
+        from arena.judges.hf.training.corpus import generate_corpus
+        from arena.judges.hf.training.train import train_tokenizer
 
         return train_tokenizer(generate_corpus(3000, seed=5), 3000)
 

@@ -43,7 +43,7 @@ def make_model(size: str, folder: Path) -> None:
     import torch
     from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
-    from arena.judges.bundled_judge import bundled_model_path
+    from arena.judges.hf.bundled_judge import bundled_model_path
 
     tokenizer = AutoTokenizer.from_pretrained(str(bundled_model_path()))
     n_layer, n_embd, n_head = SIZES[size]
@@ -57,7 +57,7 @@ def make_model(size: str, folder: Path) -> None:
 
 
 def workload(n: int, seed: int) -> list[Any]:
-    from arena.judges.training.corpus import generate_stories
+    from arena.judges.hf.training.corpus import generate_stories
     from arena.protocols.judge import ScoreRequest
 
     rng = random.Random(seed)

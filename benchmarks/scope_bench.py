@@ -28,7 +28,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from arena.gamespace.pipeline import STAGES, FilterPipeline, PipelineConfig, library_keys
+from arena.gamespace.sampling.pipeline import STAGES, FilterPipeline, PipelineConfig, library_keys
 from arena.match_setup import load_entry
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest, FineTuneResult

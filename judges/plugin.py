@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from arena.judges.hf_load import DTYPES
+from arena.judges.hf.load import DTYPES
 from arena.plugins.hookspecs import hookimpl
 from arena.plugins.plugin_types import JudgeEntry
 from arena.protocols.judge import Judge
@@ -85,7 +85,7 @@ def _pooled(spec: Spec, build: Callable[[Spec], Judge]) -> Judge:
     backend = build(_backend_spec(spec))
     if not pool:
         return backend
-    from arena.judges.pool import JudgePool
+    from arena.judges.pool.judge_pool import JudgePool
 
     return JudgePool(backend, max_batch_tokens=tokens, max_wait_ms=wait_ms, cache_size=cache)
 
@@ -102,19 +102,19 @@ def _check_pooled(check_backend: Callable[[Spec], object]) -> Callable[[Spec], N
 
 
 def check_bundled(spec: Spec) -> None:
-    from arena.judges.bundled_judge import check_bundled_params
+    from arena.judges.hf.bundled_judge import check_bundled_params
 
     check_bundled_params(spec.params)
 
 
 def check_hf(spec: Spec) -> None:
-    from arena.judges.hf import check_hf_spec
+    from arena.judges.hf.judge import check_hf_spec
 
     check_hf_spec(spec)
 
 
 def check_remote(spec: Spec) -> None:
-    from arena.judges.remote_client import check_remote_spec
+    from arena.judges.remote.client import check_remote_spec
 
     check_remote_spec(spec)
 
@@ -128,21 +128,21 @@ def create_ngram(spec: Spec) -> Judge:
 
 def create_bundled(spec: Spec) -> Judge:
     """`bundled?device=cpu&dtype=float32`: the tiny GPT-2 trained by this project."""
-    from arena.judges.bundled_judge import create_bundled_judge
+    from arena.judges.hf.bundled_judge import create_bundled_judge
 
     return _pooled(spec, lambda s: create_bundled_judge(s.params))
 
 
 def create_hf(spec: Spec) -> Judge:
     """`hf:<hub id or folder>?device=...&dtype=...`: any causal LM through transformers."""
-    from arena.judges.hf import create_hf_judge
+    from arena.judges.hf.judge import create_hf_judge
 
     return _pooled(spec, create_hf_judge)
 
 
 def create_remote(spec: Spec) -> Judge:
     """`remote:<url>?token_env=VAR&protocol=native|openai`: a judge served over HTTP."""
-    from arena.judges.remote_client import create_remote_judge
+    from arena.judges.remote.client import create_remote_judge
 
     return _pooled(spec, create_remote_judge)
 
@@ -174,7 +174,7 @@ def arena_judges() -> list[JudgeEntry]:
         JudgeEntry(
             "remote",
             create_remote,
-            "A judge served over HTTP: ours (`arena.judges.remote_server`) or vLLM"
+            "A judge served over HTTP: ours (`arena.judges.remote.server`) or vLLM"
             " /v1/completions.",
             REMOTE_PARAMS,
             check=_check_pooled(check_remote),

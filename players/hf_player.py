@@ -86,7 +86,7 @@ def bundled_model_folder() -> Path:
     It ships as package data of the `judges` distribution part; it is located as a
     resource, not imported, so that players keep depending on `arena` only.
     """
-    return Path(str(resources.files("arena.judges").joinpath("bundled")))
+    return Path(str(resources.files("arena.judges.hf").joinpath("bundled")))
 
 
 def parse_settings(spec: Spec) -> HFSettings:

@@ -1,4 +1,4 @@
-"""The model back ends of the `llm:<model>` meta-sampler (`arena.gamespace.llm_sampler`),
+"""The model back ends of the `llm:<model>` meta-sampler (`arena.gamespace.sampling.llm_sampler`),
 registered by the players plugin because they reuse the players' model code: litellm
 calls with the litellm player's key handling, retries and redaction
 (`arena.players.llm_player.complete`), and local transformers models loaded like the hf player's
@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from arena.errors import ConfigError
-from arena.gamespace.llm_sampler import (
+from arena.gamespace.sampling.llm_sampler import (
     DEFAULT_EXAMPLES,
     DEFAULT_REPAIRS,
     MAX_EXAMPLES,

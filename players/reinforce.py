@@ -4,12 +4,13 @@ baseline on a local transformers player model (an `hf:` player spec), AdamW.
 Loop, until the token budget is spent:
 
 1. Play `batch` episodes (one round of the game each) on training maps drawn from a seeded
-   stream (`arena.gamespace.evaluate.train_map_seed`, never an evaluation map). The tuned
+   stream (`arena.gamespace.transfer.evaluate.train_map_seed`, never an evaluation map). The tuned
    model sits in the main role and moves exactly as `hf:<model>` does at play time
    (`arena.players.policy_recorder`); the other roles are played by the frozen base player (or
    `opponent`), built through `arena.match_setup.build_match` like any match.
 2. Each answered elicit of the tuned role gets the reward it earned
-   (`arena.gamespace.credit`: the rewards up to the role's next elicit, or the reward-to-go);
+   (`arena.gamespace.transfer.credit`: the rewards up to the role's next elicit, or the
+   reward-to-go);
    an answer that made an `ensure` fail gets the step's lowest reward minus one bit (the
    forfeit rule of SCORING.md section 1).
 3. advantage = reward - baseline (the step's mean reward, or the mean of all earlier steps'),
@@ -43,8 +44,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.errors import ConfigError, GameRuntimeError
-from arena.gamespace.credit import CREDITS, Credit, elicit_credits
-from arena.gamespace.evaluate import train_map_seed
+from arena.gamespace.transfer.credit import CREDITS, Credit, elicit_credits
+from arena.gamespace.transfer.evaluate import train_map_seed
 from arena.match_setup import ANALYSIS_POLICY, LoadedGame, SeatSpec, build_match, resolve_game_map
 from arena.players.hf_player import HFSettings, _Loaded, parse_settings, read_model, require_torch
 from arena.players.policy_recorder import RecordedMove, RecordingHFPlayer, Segment

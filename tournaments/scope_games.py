@@ -1,7 +1,7 @@
 """`games = "scope:NAME"` in a tournament file: the games of a scope grown by `arena scope
 grow` (its initial and accepted games), read from the tournament's database.
 `games = "scope:NAME?cover=ETA"` plays only the scope's optimal ETA-cover (Def. 45, from the
-transfer values the growth measured; `arena.gamespace.scope_report.scope_cover`): the
+transfer values the growth measured; `arena.gamespace.scope.report.scope_cover`): the
 games whose scores make Def. 47's benchmark measure.
 
 The games' text comes from the scope's rows and is checked like any game file when the
@@ -65,7 +65,7 @@ def _read(engine: Database, name: str, eta: float | None = None) -> ScopeGames:
             f"`arena scope grow --name {name} --from GAME`."
         )
     if eta is not None:
-        from arena.gamespace.scope_report import archive_values, scope_cover
+        from arena.gamespace.scope.report import archive_values, scope_cover
         from arena.storage import transfers
 
         found = scopes.scope(engine, name)

@@ -1,2 +1,3 @@
-"""The game space: meta-samplers that propose games related to a given one, and the filter
-pipeline that decides which proposals are kept (Xent Games paper, section 6; gg-bench)."""
+"""The game space (Xent Games paper, section 6; gg-bench), in three sub-wings, lowest first:
+`sampling` (meta-samplers and the filter pipeline), `transfer` (fine-tune and measure
+transfer values) and `scope` (grow a scope with both)."""

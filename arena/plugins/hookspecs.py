@@ -105,7 +105,7 @@ def arena_samplers() -> list[SamplerEntry]:  # type: ignore[empty-body]
     proposes candidate games (XGL text with a lineage header), reproducibly. Proposals
     are filtered by `arena games generate`; a sampler should still only propose text that
     the static checker accepts, or mark a candidate it gave up on (to have it recorded) with
-    `extra["gave_up"] = reason` (`arena.gamespace.pipeline.GAVE_UP`). The blocking
+    `extra["gave_up"] = reason` (`arena.gamespace.sampling.pipeline.GAVE_UP`). The blocking
     `propose` runs in a worker thread; `SamplerEntry.params` declares the spec.
     """
 

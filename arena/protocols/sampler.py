@@ -3,7 +3,7 @@
 A sampler is registered through the `arena_samplers` hook (`arena.plugins.hookspecs`) and built
 from a spec (`mutate`, `mutate?ops=length,reward&depth=2`, or the model-driven
 `llm:<model>?repairs=3`). Given a parent game it yields candidate games as source text with
-their lineage; the filter pipeline (`arena.gamespace.pipeline`) decides which are kept.
+their lineage; the filter pipeline (`arena.gamespace.sampling.pipeline`) decides which are kept.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 Every game the growth looked at is one row, written as soon as it was measured and updated
 when its batch was decided, so a killed run loses at most the candidate in progress; the
 rows are also what a rerun replays instead of asking the pipeline and the oracle again
-(`arena.gamespace.scope`). A game is stored once per scope (by the sha256 of its text).
+(`arena.gamespace.scope.growth`). A game is stored once per scope (by the sha256 of its text).
 """
 
 from __future__ import annotations

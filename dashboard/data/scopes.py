@@ -1,7 +1,7 @@
 """Scopes grown by Algorithm 1 (`arena scope grow`), as frames for the Scopes page: the list,
 one scope's archive, its rounds and its transfer covers. Read through `arena.storage.scopes`
 and `arena.storage.transfers` (the homes of those queries); the covers are computed by
-`arena.gamespace.scope_report`, as `arena scope show` does."""
+`arena.gamespace.scope.report`, as `arena scope show` does."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import Engine
 
-from arena.gamespace.scope_report import (
+from arena.gamespace.scope.report import (
     ScopeReport,
     archive_values,
     scope_cover,

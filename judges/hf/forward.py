@@ -1,7 +1,7 @@
 """The HF judge's forward passes (run on a device worker thread, never on the event loop).
 
 Scoring runs the base model (no LM head) over a right-padded batch, or over rows packed
-with shared prefixes computed once (`arena.judges.packing`), selects the hidden states of the
+with shared prefixes computed once (`arena.judges.hf.packing`), selects the hidden states of the
 positions that predict a scored target token, and applies the LM head to those rows only,
 so logits are never computed for context tokens or padding. Log-probs are
 `gather − logsumexp` in float32, converted to bits.
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import JudgeError
-from arena.judges.encoded import EncodedRequest
-from arena.judges.packing import RowLayout, layout_row, pad_row
+from arena.judges.hf.encoded import EncodedRequest
+from arena.judges.hf.packing import RowLayout, layout_row, pad_row
 
 LN2 = math.log(2.0)
 # Rows of logits materialised at once: bounds memory with large vocabularies.
@@ -177,7 +177,7 @@ def score_packed(
     pad_id: int,
 ) -> list[list[float]]:
     """Like `score_batch`, with requests packed into rows and common prefixes computed
-    once (see `arena.judges.packing`; `rows` comes from `plan_rows`). Only valid for models that
+    once (see `arena.judges.hf.packing`; `rows` comes from `plan_rows`). Only valid for models that
     pass `packing_works`."""
     return run_prepared(model, prepare_packed(batch, rows, pad_id), device)
 

@@ -1,13 +1,13 @@
 """The HF judge: any causal LM from the Hugging Face hub or a local folder.
 
-Token rules and the whitespace convention are in `arena.judges.tokens`; the forward passes in
-`arena.judges.hf_forward`. One model replica per device, each with its own single worker thread,
+Token rules and the whitespace convention are in `arena.judges.hf.tokens`; the forward passes in
+`arena.judges.hf.forward`. One model replica per device, each with its own single worker thread,
 so forward passes never run on the event loop; batches go to the least-loaded replica.
 On CUDA a batch's inputs are built on a separate prepare thread into pinned memory while the
 previous batch runs (two batches in flight per device), and copied without blocking.
 On a CPU, packed rows run in passes of `CPU_PASS_TOKENS` so activations stay in cache.
-Requests are packed several to a row, common prefixes computed once (`arena.judges.packing`), when
-a one-time self-test shows the model handles packed rows exactly; else they are padded.
+Requests are packed several to a row, common prefixes computed once (`arena.judges.hf.packing`),
+when a one-time self-test shows the model handles packed rows exactly; else they are padded.
 Importing this module does not import torch.
 """
 
@@ -24,9 +24,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from arena.errors import ConfigError, JudgeError
-from arena.judges.batching import padded_cost, plan_batches, plan_packed_batches
-from arena.judges.encoded import EncodedRequest
-from arena.judges.hf_forward import (
+from arena.judges.hf.batching import padded_cost, plan_batches, plan_packed_batches
+from arena.judges.hf.encoded import EncodedRequest
+from arena.judges.hf.forward import (
     Prepared,
     attention_width,
     base_and_head,
@@ -36,7 +36,7 @@ from arena.judges.hf_forward import (
     run_prepared,
     sample_tokens,
 )
-from arena.judges.hf_load import (
+from arena.judges.hf.load import (
     canonical_dtype,
     check_devices,
     configure_cuda,
@@ -44,8 +44,8 @@ from arena.judges.hf_load import (
     load_pretrained,
     require_torch,
 )
-from arena.judges.packing import plan_rows, trie_size
-from arena.judges.tokens import TextEncoder
+from arena.judges.hf.packing import plan_rows, trie_size
+from arena.judges.hf.tokens import TextEncoder
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.specs import Spec
 

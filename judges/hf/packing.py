@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.judges.batching import choose_width, pack_rows
+from arena.judges.hf.batching import choose_width, pack_rows
 
 # Cluster size caps tried, in multiples of the longest sequence.
 CAP_MULTIPLES = (1, 2, 3, 4)

@@ -17,7 +17,7 @@ as given, like the reference implementation. (Tokenizers that add a SentencePiec
 dummy prefix themselves are detected and get no extra space.)
 
 Token texts (`TokenScores.tokens`, `tokenize`) are slices of the text as given, cut per
-token by `arena.judges.pieces`: they concatenate exactly to the text (the added space in none).
+token by `arena.judges.hf.pieces`: they concatenate exactly to the text (the added space in none).
 Contexts are never shown as pieces, so they are tokenised without them (pieces were most of
 the host-side cost of a new request).
 
@@ -35,8 +35,8 @@ from typing import Any
 from cachetools import LRUCache
 
 from arena.errors import JudgeError, UnknownNameError
-from arena.judges.encoded import EncodedRequest
-from arena.judges.pieces import byte_length_table, pieces_from_bytes, pieces_from_offsets
+from arena.judges.hf.encoded import EncodedRequest
+from arena.judges.hf.pieces import byte_length_table, pieces_from_bytes, pieces_from_offsets
 from arena.lang.ast import DIALECTS, Dialect
 from arena.protocols.judge import ScoreRequest
 

@@ -3,7 +3,7 @@
 The pool is itself a `Judge`, so the runtime uses it transparently. `score()` splits a call
 into one future per request. Each request is keyed by the judge's identity (name, model,
 revision, dtype), its dialect and its token ids (when the backend can encode, see
-`arena.judges.encoded`; its texts otherwise). A key found in the LRU cache is answered at once; a
+`arena.judges.hf.encoded`; its texts otherwise). A key found in the LRU cache is answered at once; a
 key already queued or running shares that computation; the rest queue up. A background task
 forms batches of similar length under a padded-token budget (a packed-token budget for a
 backend whose `packs_sequences` is true: it puts several requests in each row), waiting for
@@ -30,9 +30,9 @@ from cachetools import LRUCache
 
 from arena.errors import JudgeError
 from arena.events import JudgeStats
-from arena.judges.batching import packed_cost, padded_cost, plan_batches, plan_packed_batches
-from arena.judges.encoded import EncodedRequest
-from arena.judges.pool_metrics import PoolMetrics
+from arena.judges.hf.batching import packed_cost, padded_cost, plan_batches, plan_packed_batches
+from arena.judges.hf.encoded import EncodedRequest
+from arena.judges.pool.metrics import PoolMetrics
 from arena.protocols.judge import (
     GenerateRequest,
     Judge,

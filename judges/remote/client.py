@@ -1,4 +1,4 @@
-"""A `Judge` that scores through an HTTP judge server: ours (`arena.judges.remote_server`) or any
+"""A `Judge` that scores through an HTTP judge server: ours (`arena.judges.remote.server`) or any
 OpenAI-compatible completions server such as vLLM.
 
 Protocols:
@@ -34,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 import aiohttp
 
 from arena.errors import ConfigError, JudgeError, UnknownNameError, did_you_mean
-from arena.judges.tokens import adds_space
+from arena.judges.hf.tokens import adds_space
 from arena.lang.ast import Dialect
 from arena.protocols.judge import GenerateRequest, Judge, JudgeInfo, ScoreRequest, TokenScores
 from arena.specs import Spec
@@ -400,7 +400,7 @@ def create_remote_judge(spec: Spec) -> Judge:
 
     The token is read from the environment variable named by `token_env` (never written in
     the spec itself, so it stays out of configs and logs). Several comma-separated URLs are
-    replicas of one judge: each call goes to the least busy (`arena.judges.least_busy`).
+    replicas of one judge: each call goes to the least busy (`arena.judges.remote.least_busy`).
     """
     token = check_remote_spec(spec)
     protocol = spec.params.get("protocol", "native")
@@ -419,6 +419,6 @@ def create_remote_judge(spec: Spec) -> Judge:
     ]
     if len(replicas) == 1:
         return replicas[0]
-    from arena.judges.least_busy import LeastBusyJudge
+    from arena.judges.remote.least_busy import LeastBusyJudge
 
     return LeastBusyJudge(replicas)

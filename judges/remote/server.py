@@ -1,6 +1,6 @@
 """Serve any `Judge` over HTTP (aiohttp).
 
-Endpoints (JSON; see `arena.judges.remote_wire` for the bodies):
+Endpoints (JSON; see `arena.judges.remote.wire` for the bodies):
 
 - `POST /v1/score` — native batch scoring: per-token bits and token texts.
 - `POST /v1/tokenize`, `POST /v1/generate`, `GET /v1/info` — the rest of the protocol.
@@ -33,7 +33,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from arena.errors import ArenaError
-from arena.judges.remote_wire import (
+from arena.judges.remote.wire import (
     CompletionBody,
     EchoLogprobs,
     GenerateBody,

@@ -34,7 +34,7 @@ pytestmark = [
 ]
 
 DEMO_PARTICIPANTS = {"random", "hf-bundled", "search"}
-BUNDLED = ROOT / "judges" / "bundled" / "model.safetensors"
+BUNDLED = ROOT / "judges" / "hf" / "bundled" / "model.safetensors"
 
 
 @pytest.fixture

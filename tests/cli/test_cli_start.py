@@ -84,7 +84,8 @@ def test_cron_help_agrees_with_its_example() -> None:
 
 def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> None:
     from arena.cli.commands import scope, transfer
-    from arena.gamespace import scope_run, transfer_math
+    from arena.gamespace.scope import run as scope_run
+    from arena.gamespace.transfer import arithmetic as transfer_math
     from arena.tournaments.cli import ratings as cli_ratings
     from arena.tournaments.exchange import export, importers
     from arena.tournaments.ratings import bradley_terry, outcomes, service

@@ -12,8 +12,8 @@ import pytest
 from arena.cli.commands.scope import grow_command
 from arena.cli.commands.transfer import transfer_command
 from arena.errors import ConfigError
-from arena.gamespace.finetune import MIN_STEPS, steps_warning
-from arena.gamespace.transfer import DEFAULT_BUDGET_TOKENS, TransferSetting, open_oracle
+from arena.gamespace.transfer.finetune import MIN_STEPS, steps_warning
+from arena.gamespace.transfer.measure import DEFAULT_BUDGET_TOKENS, TransferSetting, open_oracle
 from arena.judges.ngram import NgramJudge
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest

@@ -7,7 +7,7 @@ import itertools
 import math
 import random
 
-from arena.gamespace.cover import EXACT_LIMIT, eta_cover, transfer_cover
+from arena.gamespace.scope.cover import EXACT_LIMIT, eta_cover, transfer_cover
 
 VALUES = {
     ("a", "b"): 0.9, ("a", "c"): 0.2, ("b", "a"): 0.8, ("b", "c"): 0.6,

@@ -10,9 +10,9 @@ import random
 import pytest
 
 from arena.analysis.playability import run_playability
-from arena.gamespace import fewshot
-from arena.gamespace.fewshot import false_pass_bound, trend_test
-from arena.gamespace.pipeline import FilterPipeline, PipelineConfig
+from arena.gamespace.sampling import fewshot
+from arena.gamespace.sampling.fewshot import false_pass_bound, trend_test
+from arena.gamespace.sampling.pipeline import FilterPipeline, PipelineConfig
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import load_entry
 from arena.plugins.registry import Registry

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena.gamespace.evaluate import game_scores
+from arena.gamespace.transfer.evaluate import game_scores
 from arena.match_setup import load_game_text
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest

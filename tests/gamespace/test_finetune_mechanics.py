@@ -14,8 +14,8 @@ import pytest
 from arena import events as ev
 from arena.cli.commands.plugins import spec_docs
 from arena.errors import ConfigError, GameRuntimeError, PluginError, UnknownNameError
-from arena.gamespace.credit import elicit_credits
-from arena.gamespace.evaluate import (
+from arena.gamespace.transfer.credit import elicit_credits
+from arena.gamespace.transfer.evaluate import (
     eval_map_seed,
     fill_forfeits,
     game_scores,

@@ -16,10 +16,10 @@ import pytest
 
 from arena.cli.commands.plugins import spec_docs
 from arena.errors import ConfigError
-from arena.gamespace.lineage import read_lineage
-from arena.gamespace.llm_prompt import KEPT_CHARS, extract_game, xgl_reference
-from arena.gamespace.llm_sampler import LLMSampler
-from arena.gamespace.pipeline import GAVE_UP, FilterPipeline, PipelineConfig
+from arena.gamespace.sampling.lineage import read_lineage
+from arena.gamespace.sampling.llm_prompt import KEPT_CHARS, extract_game, xgl_reference
+from arena.gamespace.sampling.llm_sampler import LLMSampler
+from arena.gamespace.sampling.pipeline import GAVE_UP, FilterPipeline, PipelineConfig
 from arena.lang.loader import load_game
 from arena.plugins.registry import Registry
 from arena.protocols.sampler import ParentGame, Proposal

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.gamespace.lineage import read_lineage
-from arena.gamespace.mutate import MutateSampler, make_mutate
-from arena.gamespace.mutations import OPERATORS
+from arena.gamespace.sampling.lineage import read_lineage
+from arena.gamespace.sampling.mutate import MutateSampler, make_mutate
+from arena.gamespace.sampling.mutations import OPERATORS
 from arena.lang.loader import load_game
 from arena.lang.printer import render_program
 from arena.protocols.sampler import ParentGame, Proposal

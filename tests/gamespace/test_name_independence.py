@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.gamespace.evaluate import EVAL_NAME, anonymous, game_scores
+from arena.gamespace.transfer.evaluate import EVAL_NAME, anonymous, game_scores
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import LoadedGame, load_game_text
 from arena.plugins.registry import Registry

@@ -5,9 +5,9 @@ reveal a later move can use still makes a different game."""
 
 from __future__ import annotations
 
-from arena.gamespace.canonical import canonical_key
-from arena.gamespace.mutate import MutateSampler
-from arena.gamespace.noops import without_noops
+from arena.gamespace.sampling.canonical import canonical_key
+from arena.gamespace.sampling.mutate import MutateSampler
+from arena.gamespace.sampling.noops import without_noops
 from arena.lang.loader import load_game
 from arena.lang.printer import render_program
 from arena.match_setup import load_entry

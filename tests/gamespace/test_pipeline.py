@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.gamespace.canonical import canonical_form, canonical_key
-from arena.gamespace.lineage import read_lineage
-from arena.gamespace.mutate import MutateSampler
-from arena.gamespace.pipeline import STAGES, FilterPipeline, PipelineConfig, library_keys
+from arena.gamespace.sampling.canonical import canonical_form, canonical_key
+from arena.gamespace.sampling.lineage import read_lineage
+from arena.gamespace.sampling.mutate import MutateSampler
+from arena.gamespace.sampling.pipeline import STAGES, FilterPipeline, PipelineConfig, library_keys
 from arena.lang.loader import load_game
 from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge

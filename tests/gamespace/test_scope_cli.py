@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.gamespace.cover import transfer_cover
+from arena.gamespace.scope.cover import transfer_cover
 from arena.storage import Store, sqlite_url
 from arena.storage import scopes as store
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.gamespace.mutate import MutateSampler
-from arena.gamespace.oracle import Estimate
-from arena.gamespace.pipeline import FilterPipeline, PipelineConfig
-from arena.gamespace.scope import GrowthParams, GrowthResult, ScopeGrowth
-from arena.gamespace.table_oracle import TableOracle
+from arena.gamespace.sampling.mutate import MutateSampler
+from arena.gamespace.sampling.pipeline import FilterPipeline, PipelineConfig
+from arena.gamespace.scope.growth import GrowthParams, GrowthResult, ScopeGrowth
+from arena.gamespace.transfer.oracle import Estimate
+from arena.gamespace.transfer.table_oracle import TableOracle
 from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.sampler import MetaSampler, ParentGame, Proposal

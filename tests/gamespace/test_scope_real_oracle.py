@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.gamespace.transfer import TransferSetting
+from arena.gamespace.transfer.measure import TransferSetting
 from arena.storage import Store, sqlite_url, transfers
 from arena.storage import scopes as store
 from tests.gamespace import transfer_games as tg

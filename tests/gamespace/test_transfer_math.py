@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from arena.errors import ConfigError
-from arena.gamespace.oracle import UNDEFINED, Estimate
-from arena.gamespace.transfer_math import gain, runs_gain, runs_transfer_value, transfer_value
+from arena.gamespace.transfer.arithmetic import gain, runs_gain, runs_transfer_value, transfer_value
+from arena.gamespace.transfer.oracle import UNDEFINED, Estimate
 
 BEFORE = [-10.0, -12.0, -9.0, -11.0, -10.5, -8.0]
 AFTER = [-6.0, -7.5, -5.0, -6.5, -7.0, -4.0]  # better on every map

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError, UnknownNameError
-from arena.gamespace.oracle import Estimate, GameText, TransferOracle
-from arena.gamespace.transfer import (
+from arena.gamespace.transfer.measure import (
     TransferMatrix,
     TransferSetting,
     open_oracle,
 )
+from arena.gamespace.transfer.oracle import Estimate, GameText, TransferOracle
 from arena.lang.game_file import game_sha256
 from arena.plugins.registry import Registry
 from arena.storage import Store

@@ -72,7 +72,7 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 async def hf_judge(tiny_model_dir: Path, torch_device: str) -> AsyncIterator[object]:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     # tf32=False: on a GPU the tests compare float32 numbers to 1e-4 bits.
     judge = HFJudge.from_pretrained(str(tiny_model_dir), device=torch_device, tf32=False)

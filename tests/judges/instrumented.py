@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena.judges.encoded import EncodedRequest
+from arena.judges.hf.encoded import EncodedRequest
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 
 

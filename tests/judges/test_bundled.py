@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from arena.errors import UnknownNameError
-from arena.judges.training.corpus import (
+from arena.judges.hf.training.corpus import (
     HELDOUT_SEED,
     TRAIN_SEED,
     general_vocabulary,
@@ -25,7 +25,7 @@ from arena.judges.training.corpus import (
     heldout_stories,
     tag_words,
 )
-from arena.judges.training.themes import THEMES
+from arena.judges.hf.training.themes import THEMES
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_BYTES = 20 * 1024 * 1024
@@ -40,7 +40,7 @@ def _digest(docs: list[str]) -> str:
 
 def test_corpus_is_deterministic_across_processes() -> None:
     code = (
-        "import hashlib; from arena.judges.training.corpus import generate_corpus; "
+        "import hashlib; from arena.judges.hf.training.corpus import generate_corpus; "
         "print(hashlib.sha256('\\n'.join(generate_corpus(60, 5)).encode()).hexdigest())"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "123"}
@@ -98,7 +98,7 @@ def test_heldout_stories_are_not_training_stories() -> None:
 
 
 def test_shipped_files_exist_within_size_limit() -> None:
-    from arena.judges.bundled_judge import BUNDLED_FILES, bundled_model_path
+    from arena.judges.hf.bundled_judge import BUNDLED_FILES, bundled_model_path
 
     path = bundled_model_path()
     for name in (*BUNDLED_FILES, "generation_config.json", "training_info.json"):
@@ -111,7 +111,7 @@ def test_loads_offline_through_auto_classes(monkeypatch: pytest.MonkeyPatch) -> 
     pytest.importorskip("transformers")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from arena.judges.bundled_judge import bundled_model_path
+    from arena.judges.hf.bundled_judge import bundled_model_path
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     path = str(bundled_model_path())
@@ -130,7 +130,7 @@ def test_prefix_and_story_tokenise_like_the_training_document() -> None:
     pytest.importorskip("transformers")
     from transformers import AutoTokenizer
 
-    from arena.judges.bundled_judge import bundled_model_path
+    from arena.judges.hf.bundled_judge import bundled_model_path
 
     tok = AutoTokenizer.from_pretrained(str(bundled_model_path()))
 
@@ -143,7 +143,7 @@ def test_prefix_and_story_tokenise_like_the_training_document() -> None:
 
 
 def test_unknown_parameter_is_named() -> None:
-    from arena.judges.bundled_judge import create_bundled_judge
+    from arena.judges.hf.bundled_judge import create_bundled_judge
 
     with pytest.raises(UnknownNameError, match="devcie"):
         create_bundled_judge({"devcie": "cpu"})
@@ -155,7 +155,7 @@ def test_unknown_parameter_is_named() -> None:
 @pytest.fixture(scope="module")
 def judge() -> Iterator[Any]:
     pytest.importorskip("torch")
-    from arena.judges.bundled_judge import create_bundled_judge
+    from arena.judges.hf.bundled_judge import create_bundled_judge
 
     j = create_bundled_judge({})
     yield j
@@ -164,7 +164,7 @@ def judge() -> Iterator[Any]:
 
 @pytest.mark.torch
 async def test_related_words_help_more_than_random_words(judge: Any) -> None:
-    from arena.judges.training.meaning import related_vs_random
+    from arena.judges.hf.training.meaning import related_vs_random
 
     trials = await related_vs_random(judge, heldout_stories(20), seed=3)
     related = statistics.fmean(t.xed_related for t in trials)
@@ -189,7 +189,7 @@ async def test_generated_stories_are_seeded_and_on_topic(judge: Any) -> None:
 async def test_greedy_prefix_search_makes_a_story_more_predictable(judge: Any) -> None:
     import random
 
-    from arena.judges.training.meaning import greedy_prefix
+    from arena.judges.hf.training.meaning import greedy_prefix
 
     story = heldout_stories(5)[4]
     theme_words = story.related_absent()[:10]

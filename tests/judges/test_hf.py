@@ -123,7 +123,7 @@ async def test_contexts_are_tokenised_without_pieces(hf_judge: Any) -> None:
 
 
 async def test_row_passes_give_the_same_bits(hf_judge: Any, torch_device: str) -> None:
-    from arena.judges.hf_forward import prepare_batch, run_prepared
+    from arena.judges.hf.forward import prepare_batch, run_prepared
 
     items = [e for e in hf_judge.encode_requests(RAGGED) if e.n_scored]
     prep = prepare_batch(items, 0)
@@ -138,10 +138,10 @@ def test_default_device_is_auto_and_logged(
 ) -> None:
     import logging
 
-    from arena.judges.hf import HFJudge
-    from arena.judges.hf_load import auto_device
+    from arena.judges.hf.judge import HFJudge
+    from arena.judges.hf.load import auto_device
 
-    with caplog.at_level(logging.INFO, logger="arena.judges.hf"):
+    with caplog.at_level(logging.INFO, logger="arena.judges.hf.judge"):
         judge = HFJudge.from_pretrained(str(tiny_model_dir))
     assert judge.devices == [auto_device()]
     assert f"on {auto_device()} (device=auto)" in caplog.text
@@ -152,7 +152,7 @@ def test_default_device_is_auto_and_logged(
 
 
 async def test_bfloat16_stays_near_float32(tiny_model_dir: Path, torch_device: str) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     fp32 = HFJudge.from_pretrained(str(tiny_model_dir), device=torch_device, tf32=False)
     bf16 = HFJudge.from_pretrained(
@@ -177,7 +177,7 @@ async def test_context_changes_scores(hf_judge: Any) -> None:
 
 
 async def test_batched_equals_one_by_one(tiny_model_dir: Path, torch_device: str) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     judge = HFJudge.from_pretrained(
         str(tiny_model_dir), max_batch_tokens=4096, device=torch_device, tf32=False
@@ -192,7 +192,7 @@ async def test_batched_equals_one_by_one(tiny_model_dir: Path, torch_device: str
 
 
 async def test_lm_head_runs_only_on_scored_rows(tiny_model_dir: Path, torch_device: str) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     model, tok = load_raw(tiny_model_dir)
     rows: list[int] = []
@@ -207,7 +207,7 @@ async def test_lm_head_runs_only_on_scored_rows(tiny_model_dir: Path, torch_devi
 
 
 async def test_several_devices_share_the_work(tiny_model_dir: Path, torch_device: str) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     replicas = []
     calls = [0, 0]
@@ -257,7 +257,7 @@ async def test_generate_is_seeded_and_batch_independent(hf_judge: Any) -> None:
 GEN_SCRIPT = """
 import asyncio, json, sys
 from arena.protocols.judge import GenerateRequest
-from arena.judges.hf import HFJudge
+from arena.judges.hf.judge import HFJudge
 judge = HFJudge.from_pretrained(sys.argv[1])
 out = asyncio.run(judge.generate([GenerateRequest("", 16, 1234), GenerateRequest("the", 9, 5)]))
 print(json.dumps(out))
@@ -285,7 +285,7 @@ async def test_over_the_window_is_a_clear_error(hf_judge: Any) -> None:
 
 
 def test_missing_local_model_says_where_it_looked(tmp_path: Path) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     missing = tmp_path / "no-such-judge"
     with pytest.raises(JudgeError) as err:
@@ -298,7 +298,7 @@ def test_missing_local_model_says_where_it_looked(tmp_path: Path) -> None:
 
 
 def test_unknown_device_and_dtype_are_config_errors(tiny_model_dir: Path) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     with pytest.raises(ConfigError, match="Valid options"):
         HFJudge.from_pretrained(str(tiny_model_dir), dtype="float8")
@@ -307,7 +307,7 @@ def test_unknown_device_and_dtype_are_config_errors(tiny_model_dir: Path) -> Non
 
 
 async def test_spec_factory(tiny_model_dir: Path, torch_device: str) -> None:
-    from arena.judges.hf import create_hf_judge
+    from arena.judges.hf.judge import create_hf_judge
 
     spec = f"hf:{tiny_model_dir}?dtype=bf16&max_batch_tokens=512&device={torch_device}&tf32=0"
     judge = create_hf_judge(parse_spec(spec))
@@ -322,7 +322,7 @@ async def test_spec_factory(tiny_model_dir: Path, torch_device: str) -> None:
 
 
 async def test_closed_judge_refuses_work(tiny_model_dir: Path, torch_device: str) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     judge = HFJudge.from_pretrained(str(tiny_model_dir), device=torch_device)
     await judge.aclose()

@@ -15,8 +15,8 @@ from arena.protocols.judge import ScoreRequest
 async def test_hf_judge_spec_is_pooled_and_scores_like_the_bare_backend(
     tiny_model_dir: Path, torch_device: str
 ) -> None:
-    from arena.judges.hf import HFJudge
-    from arena.judges.pool import JudgePool
+    from arena.judges.hf.judge import HFJudge
+    from arena.judges.pool.judge_pool import JudgePool
 
     registry = Registry.load()
     on = f"device={torch_device}&tf32=0"

@@ -11,10 +11,10 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from arena.errors import ConfigError
-from arena.judges.least_busy import LeastBusyJudge
 from arena.judges.ngram import NgramJudge
-from arena.judges.remote_client import create_remote_judge
-from arena.judges.remote_server import create_app
+from arena.judges.remote.client import create_remote_judge
+from arena.judges.remote.least_busy import LeastBusyJudge
+from arena.judges.remote.server import create_app
 from arena.protocols.judge import ScoreRequest, TokenScores
 from arena.specs import parse_spec
 

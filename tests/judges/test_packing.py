@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from arena.judges.batching import choose_width, pack_rows, packed_cost, plan_packed_batches
-from arena.judges.packing import cluster_by_prefix, layout_row, pad_row, plan_rows, trie_size
+from arena.judges.hf.batching import choose_width, pack_rows, packed_cost, plan_packed_batches
+from arena.judges.hf.packing import cluster_by_prefix, layout_row, pad_row, plan_rows, trie_size
 from arena.protocols.judge import ScoreRequest
 
 SEQS = [
@@ -107,7 +107,7 @@ REQUESTS = [
 
 @pytorch
 async def test_packed_scores_equal_padded_scores(tiny_model_dir: Path, torch_device: str) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     kw: dict[str, Any] = {"device": torch_device, "tf32": False}
     packed = HFJudge.from_pretrained(str(tiny_model_dir), packing=True, **kw)
@@ -132,7 +132,7 @@ def test_self_test_accepts_gpt2_and_rejects_a_model_that_ignores_positions(
     import torch
     from transformers import AutoModelForCausalLM
 
-    from arena.judges.hf_forward import packing_works
+    from arena.judges.hf.forward import packing_works
 
     model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
     assert packing_works(model, "cpu")

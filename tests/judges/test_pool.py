@@ -11,7 +11,7 @@ import pytest
 
 from arena.errors import JudgeError
 from arena.events import JudgeStats, event_from_json
-from arena.judges.pool import JudgePool
+from arena.judges.pool.judge_pool import JudgePool
 from arena.protocols.judge import GenerateRequest, Judge, JudgeInfo, ScoreRequest
 
 from .instrumented import Instrumented, TextOnly
@@ -134,7 +134,7 @@ async def test_metrics_and_stats_event(hf_judge: Any) -> None:
 async def test_forward_passes_do_not_block_the_loop(
     tiny_model_dir: Path, torch_device: str
 ) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     model, tok = load_raw(tiny_model_dir)
     released = threading.Event()

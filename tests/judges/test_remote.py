@@ -13,9 +13,9 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from arena.errors import ConfigError, JudgeError
-from arena.judges.pool import JudgePool
-from arena.judges.remote_client import RemoteJudge, create_remote_judge
-from arena.judges.remote_server import create_app
+from arena.judges.pool.judge_pool import JudgePool
+from arena.judges.remote.client import RemoteJudge, create_remote_judge
+from arena.judges.remote.server import create_app
 from arena.protocols.judge import GenerateRequest, Judge, ScoreRequest
 from arena.specs import parse_spec
 

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError, MissingExtraError
-from arena.judges.batching import padded_cost, plan_batches
-from arena.judges.hf_load import canonical_dtype
-from arena.judges.pieces import (
+from arena.judges.hf.batching import padded_cost, plan_batches
+from arena.judges.hf.load import canonical_dtype
+from arena.judges.hf.pieces import (
     byte_length_table,
     byte_level_alphabet,
     pieces_from_bytes,
     pieces_from_offsets,
 )
-from arena.judges.tokens import adds_space
+from arena.judges.hf.tokens import adds_space
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,7 +119,7 @@ def test_unknown_dtype_lists_options() -> None:
 
 
 def test_missing_torch_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.judges.hf import HFJudge
+    from arena.judges.hf.judge import HFJudge
 
     monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` fail
     with pytest.raises(MissingExtraError, match=r"Install it with: pip install torch==") as err:
@@ -129,8 +129,8 @@ def test_missing_torch_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_importing_the_judges_does_not_import_torch() -> None:
     code = (
-        "import sys, arena.judges.hf, arena.judges.pool, arena.judges.remote_client, "
-        "arena.judges.remote_server; print('torch' in sys.modules, 'transformers' in sys.modules)"
+        "import sys, arena.judges.hf.judge, arena.judges.pool.judge_pool, arena.judges.remote.client, "
+        "arena.judges.remote.server; print('torch' in sys.modules, 'transformers' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],

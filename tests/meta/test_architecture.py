@@ -213,7 +213,7 @@ def is_module(name: str) -> bool:
 
 
 def module_of(path: Path) -> str:
-    """`arena/lang/parser.py` -> arena.lang.parser; `judges/pool.py` -> arena.judges.pool;
+    """`arena/lang/parser.py` -> arena.lang.parser; `judges/ngram.py` -> arena.judges.ngram;
     a package's `__init__.py` keeps `__init__` (its own room: the façade is not its folder)."""
     parts = path.relative_to(REPO).with_suffix("").parts
     return ".".join(parts if parts[0] == "arena" else ("arena", *parts))

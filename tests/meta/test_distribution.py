@@ -32,4 +32,8 @@ def test_wheel_contents(tmp_path: Path) -> None:
     assert top == {"arena"}
     assert "arena/__main__.py" in names
     assert "arena/players/random_words.txt" in names
+    # the sub-wings' package data: the bundled judge, the n-gram corpus, the sampler's reference
+    for data in ("arena/judges/hf/bundled/model.safetensors", "arena/judges/hf/bundled/tokenizer.json",
+                 "arena/judges/ngram_corpus.txt", "arena/gamespace/sampling/xgl_reference.txt"):
+        assert data in names, data
     assert not [n for n in names if "openai_compat_server" in n or n.startswith("tests/")]

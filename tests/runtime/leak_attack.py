@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from arena.judges.bundled_judge import bundled_model_path
+from arena.judges.hf.bundled_judge import bundled_model_path
 from arena.protocols.player import HistoryItem, MoveRequest, RewardTermView
 from arena.runtime.seeds import derive_seed, move_seed, public_seed_key
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from arena.judges.bundled_judge import create_bundled_judge
+from arena.judges.hf.bundled_judge import create_bundled_judge
 from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
 from arena.players.remote_player import create_remote_player

@@ -18,7 +18,7 @@ from dataclasses import replace
 import pytest
 
 from arena.events import ElicitResponse, Event, Reward
-from arena.judges.bundled_judge import create_bundled_judge
+from arena.judges.hf.bundled_judge import create_bundled_judge
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import build_match, load_game_ref
 from arena.plugins.hookspecs import hookimpl

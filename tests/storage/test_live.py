@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import inspect
 
 from arena.judges.ngram import NgramJudge
-from arena.judges.pool import JudgePool
+from arena.judges.pool.judge_pool import JudgePool
 from arena.storage import Store, sqlite_url
 from arena.storage.live import (
     MatchInFlight,

@@ -22,7 +22,7 @@ from arena.tournaments.demo import dashboard_hint, demo_config
 from arena.tournaments.prepare import prepare_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
-BUNDLED = ROOT / "judges" / "bundled" / "model.safetensors"
+BUNDLED = ROOT / "judges" / "hf" / "bundled" / "model.safetensors"
 
 
 def arena(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:

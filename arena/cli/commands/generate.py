@@ -1,5 +1,5 @@
 """`arena games generate`: propose games related to a game with a meta-sampler, filter them
-(`arena.gamespace.pipeline`), print why each was kept or dropped, and write the kept ones
+(`arena.gamespace.sampling.pipeline`), print why each was kept or dropped, and write the kept ones
 as ordinary game files with their lineage in the header.
 
 Records: `generation.json` in the output folder holds the run's parameters and every
@@ -26,7 +26,7 @@ from arena.protocols.sampler import ParentGame
 from arena.redaction import redact
 
 if TYPE_CHECKING:  # the pipeline imports the analysis (SciPy): loaded when generating
-    from arena.gamespace.pipeline import CandidateRecord, PipelineConfig
+    from arena.gamespace.sampling.pipeline import CandidateRecord, PipelineConfig
 
 MAX_CANDIDATES = 10_000
 RECORD_FILE = "generation.json"
@@ -37,7 +37,7 @@ async def generate(
     registry: Registry,
 ) -> tuple[ParentGame, list[CandidateRecord]]:
     """Propose `count` candidates from game `ref` and run each through the pipeline."""
-    from arena.gamespace.pipeline import FilterPipeline
+    from arena.gamespace.sampling.pipeline import FilterPipeline
 
     game = load_game_ref(ref, registry)
     parent = ParentGame(game.name, game.version, Path(game.filename).name, game.source)
@@ -119,7 +119,7 @@ def generate_command(
     rounds: Annotated[int, typer.Option(min=2, max=100, help="Playability rounds.")] = 4,
 ) -> None:
     """Propose games related to GAME, filter them and write the kept ones."""
-    from arena.gamespace.pipeline import PipelineConfig
+    from arena.gamespace.sampling.pipeline import PipelineConfig
 
     registry = Registry.load()
     config = PipelineConfig(seed=seed, base=base, maps=maps, rounds=rounds)

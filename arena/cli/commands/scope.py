@@ -1,5 +1,5 @@
 """`arena scope grow | show | list`: grow a scope of games with Algorithm 1 and look at the
-archive. The algorithm is `arena.gamespace.scope`, its set-up `arena.gamespace.scope_run`;
+archive. The algorithm is `arena.gamespace.scope.growth`, its set-up `arena.gamespace.scope.run`;
 this module parses and prints.
 """
 
@@ -18,10 +18,10 @@ from rich.text import Text
 from arena.interrupts import run_stoppable
 
 if TYPE_CHECKING:  # growth and storage import SciPy and SQLAlchemy: loaded per command
-    from arena.gamespace.scope_report import ScopeReport
+    from arena.gamespace.scope.report import ScopeReport
     from arena.storage.scopes import ScopeGameRecord, ScopeRecord
 
-FINETUNE = "finetune"  # arena.gamespace.scope_run.FINETUNE (a test checks they agree)
+FINETUNE = "finetune"  # arena.gamespace.scope.run.FINETUNE (a test checks they agree)
 
 app = typer.Typer(
     name="scope", help="Grow scopes of games (Algorithm 1) and show their archives.",
@@ -93,8 +93,8 @@ def grow_command(
     db: DbOption = None,
 ) -> None:
     """Grow scope NAME from the --from games with Algorithm 1; rerun to continue it."""
-    from arena.gamespace.scope import GrowthParams
-    from arena.gamespace.scope_run import GrowRequest, check_name, check_oracle, check_params, grow
+    from arena.gamespace.scope.growth import GrowthParams
+    from arena.gamespace.scope.run import GrowRequest, check_name, check_oracle, check_params, grow
     from arena.match_setup import load_game_ref
     from arena.plugins.registry import Registry
     from arena.storage import Store
@@ -106,7 +106,7 @@ def grow_command(
     check_params(params)
     setting = None
     if oracle == FINETUNE and player is not None:
-        from arena.gamespace.transfer import TransferSetting
+        from arena.gamespace.transfer.measure import TransferSetting
 
         setting = TransferSetting(
             player=player, finetuner=finetuner, budget_tokens=budget_tokens, maps=maps,
@@ -177,7 +177,7 @@ def show_command(
     ] = None,
 ) -> None:
     """Show a scope's games, rounds, gammas and transfer covers."""
-    from arena.gamespace.scope_report import archive_values, scope_cover, scope_report
+    from arena.gamespace.scope.report import archive_values, scope_cover, scope_report
     from arena.storage import Store, transfers
     from arena.storage import scopes as store
 

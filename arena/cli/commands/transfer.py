@@ -3,7 +3,7 @@ after with Def. 35's verdict, and the transfer matrix V_Gi(Gj) of Def. 37 with b
 intervals over maps; everything is stored in the database under the setting's sha256 (a
 second run of the same setting reads it back instead of fine-tuning again).
 
-The measurement itself is `arena.gamespace.transfer`; this module only parses and prints.
+The measurement itself is `arena.gamespace.transfer.measure`; this module only parses and prints.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from rich.text import Text
 from arena.interrupts import run_stoppable
 
 if TYPE_CHECKING:  # the measurement imports SciPy and SQLAlchemy: loaded by the command
-    from arena.gamespace.transfer import TransferMatrix, TransferSetting
+    from arena.gamespace.transfer.measure import TransferMatrix, TransferSetting
     from arena.match_setup import LoadedGame
     from arena.plugins.registry import Registry
     from arena.storage import Store
     from arena.storage.transfers import TransferRecord
 
-# arena.gamespace.transfer_math.RESAMPLES and LEVEL, transfer.DEFAULT_BUDGET_TOKENS (a test
+# arena.gamespace.transfer.arithmetic.RESAMPLES and LEVEL, transfer.DEFAULT_BUDGET_TOKENS (a test
 # checks they agree)
 RESAMPLES = 2000
 LEVEL = 0.95
@@ -42,7 +42,7 @@ async def measure(
     """Run (or read back) the whole matrix of `games` under `setting`; what is being tuned
     or played goes to stderr (stdout keeps the tables or the JSON)."""
 
-    from arena.gamespace.transfer import open_oracle
+    from arena.gamespace.transfer.measure import open_oracle
 
     def progress(message: str) -> None:
         typer.echo(message, err=True)
@@ -146,7 +146,7 @@ def transfer_command(
     ] = False,
 ) -> None:
     """Fine-tune a model on each game; print playability verdicts and transfer values."""
-    from arena.gamespace.transfer import TransferSetting
+    from arena.gamespace.transfer.measure import TransferSetting
     from arena.match_setup import load_game_ref
     from arena.plugins.registry import Registry
     from arena.storage import Store

@@ -7,7 +7,7 @@ black, is dropped). The form is the renamed program
 printed without comments or header, with its dialect, so two games have the same form
 exactly when one is a renaming of the other (paper, section 6: "the same game up to the
 renaming of registers"), once the instructions that cannot change any reward or any seat's
-information set are dropped (`arena.gamespace.noops`): a mutant that only adds such an
+information set are dropped (`arena.gamespace.sampling.noops`): a mutant that only adds such an
 instruction has its parent's form, so de-duplication treats it as a copy.
 """
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-from arena.gamespace.mutations import REGISTER_CLASSES, registers_used, rename_everywhere
-from arena.gamespace.noops import without_noops
-from arena.gamespace.tree import walk
+from arena.gamespace.sampling.mutations import REGISTER_CLASSES, registers_used, rename_everywhere
+from arena.gamespace.sampling.noops import without_noops
+from arena.gamespace.sampling.tree import walk
 from arena.lang import ast
 from arena.lang.names import ALL_REGISTERS, DEFAULT_PLAYER, FLAGS
 from arena.lang.printer import render_program

@@ -37,7 +37,8 @@ DIRECTIONS = (
 @cache
 def xgl_reference() -> str:
     """The compact XGL reference the model is shown (package data)."""
-    return files("arena.gamespace").joinpath("xgl_reference.txt").read_text(encoding="utf-8")
+    reference = files("arena.gamespace.sampling").joinpath("xgl_reference.txt")
+    return reference.read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)

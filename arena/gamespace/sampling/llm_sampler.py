@@ -26,8 +26,8 @@ from typing import Any
 
 from arena.errors import ArenaError, PermanentPlayerError
 from arena.games.plugin import games_in
-from arena.gamespace.lineage import lineage_header
-from arena.gamespace.llm_prompt import (
+from arena.gamespace.sampling.lineage import lineage_header
+from arena.gamespace.sampling.llm_prompt import (
     MAX_REPLY_CHARS,
     Example,
     check_problems,

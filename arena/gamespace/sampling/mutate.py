@@ -1,5 +1,5 @@
 """The built-in `mutate` meta-sampler: seeded, grammar-aware mutations of a game's syntax
-tree (`arena.gamespace.mutations`), each candidate checked by the static checker before it
+tree (`arena.gamespace.sampling.mutations`), each candidate checked by the static checker before it
 is proposed.
 
 Spec: ``mutate`` or ``mutate?ops=length,reward&depth=2&attempts=30``: the operators to draw
@@ -15,8 +15,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import PurePath
 
 from arena.errors import ConfigError, GameSyntaxError
-from arena.gamespace.lineage import lineage_header
-from arena.gamespace.mutations import OPERATORS
+from arena.gamespace.sampling.lineage import lineage_header
+from arena.gamespace.sampling.mutations import OPERATORS
 from arena.lang import ast
 from arena.lang.loader import load_game
 from arena.lang.printer import render_program

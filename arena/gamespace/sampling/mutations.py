@@ -2,7 +2,7 @@
 
 Each operator takes a program and a seeded random source and returns a changed program, or
 None when the program has no site it can change. Operators build syntax trees, never text,
-so every result parses; most results also check, and the sampler (`arena.gamespace.mutate`)
+so every result parses; most results also check, and the sampler (`arena.gamespace.sampling.mutate`)
 keeps only those that the static checker accepts. Nothing here evaluates game code.
 
 Operators, by the part of a game they touch (the issue's list):
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
 
-from arena.gamespace.tree import (
+from arena.gamespace.sampling.tree import (
     insert_instruction,
     map_names,
     rewrite,

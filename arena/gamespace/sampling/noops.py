@@ -1,5 +1,5 @@
 """Instructions that cannot change any reward or any seat's information set, found on the
-game's syntax tree (`arena.lang.ast`) so the canonical form (`arena.gamespace.canonical`)
+game's syntax tree (`arena.lang.ast`) so the canonical form (`arena.gamespace.sampling.canonical`)
 drops them and a mutant that only adds one is recognised as a copy of its parent.
 
 Three kinds, each conservative (an instruction is dropped only when no run of the program
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arena.gamespace.tree import walk
+from arena.gamespace.sampling.tree import walk
 from arena.lang import ast
 from arena.lang.names import ALL_REGISTERS
 from arena.lang.printer import render_expr

@@ -6,7 +6,7 @@ library.
 
 A candidate stops at the first stage it fails; each stage it reached leaves a verdict with
 its evidence, so a researcher can see why every candidate was kept or dropped. Stages run in
-the issue's order; dedup and novelty compare canonical forms (`arena.gamespace.canonical`).
+the issue's order; dedup and novelty compare canonical forms (`arena.gamespace.sampling.canonical`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from arena.analysis.playability import run_playability
 from arena.analysis.smoke import smoke_match
 from arena.analysis.wellposed import check_well_posed
 from arena.errors import ArenaError, GameSyntaxError
-from arena.gamespace.canonical import canonical_key
+from arena.gamespace.sampling.canonical import canonical_key
 from arena.match_setup import LoadedGame, load_entry, load_game_text
 from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
@@ -43,7 +43,7 @@ class PipelineConfig:
     wellposed_steps: int = 1
     max_replay: int = 2
     # "arms": Def. 33's curve (arms rises for m = rounds // 2 steps; a non-learning player
-    # passes it often); "trend": the permutation test of arena.gamespace.fewshot (a
+    # passes it often); "trend": the permutation test of arena.gamespace.sampling.fewshot (a
     # non-learning player passes with probability <= epsilon; use base "search", maps 4,
     # rounds 6 there)
     fewshot: str = "arms"
@@ -179,7 +179,7 @@ class FilterPipeline:
             "required": report.required_steps, "maps": report.maps, "rounds": report.rounds,
         }
         if cfg.fewshot == "trend":
-            from arena.gamespace.fewshot import trend_test
+            from arena.gamespace.sampling.fewshot import trend_test
 
             test = trend_test(report.per_map, epsilon=cfg.epsilon, seed=cfg.seed)
             evidence.update(p_value=test.p_value, epsilon=cfg.epsilon)

@@ -4,8 +4,8 @@ plugin, which owns the model back ends.)"""
 
 from __future__ import annotations
 
-from arena.gamespace.mutate import DEFAULT_ATTEMPTS, MAX_DEPTH, make_mutate
-from arena.gamespace.mutations import OPERATORS
+from arena.gamespace.sampling.mutate import DEFAULT_ATTEMPTS, MAX_DEPTH, make_mutate
+from arena.gamespace.sampling.mutations import OPERATORS
 from arena.plugins.hookspecs import hookimpl
 from arena.plugins.plugin_types import SamplerEntry
 from arena.spec_params import Param, SpecParams

@@ -44,8 +44,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from arena.gamespace.oracle import Estimate, GameText, TransferOracle
-from arena.gamespace.pipeline import CandidateRecord, FilterPipeline
+from arena.gamespace.sampling.pipeline import CandidateRecord, FilterPipeline
+from arena.gamespace.transfer.oracle import Estimate, GameText, TransferOracle
 from arena.lang.game_file import game_sha256
 from arena.protocols.sampler import MetaSampler, Proposal
 from arena.storage import Database
@@ -336,7 +336,7 @@ class ScopeGrowth:
 
     def _seed_dedup(self, game: GameText) -> None:
         """A candidate with an initial game's canonical form is a duplicate of it."""
-        from arena.gamespace.canonical import canonical_key
+        from arena.gamespace.sampling.canonical import canonical_key
         from arena.match_setup import load_game_text
 
         key = canonical_key(load_game_text(game.source, game.filename, name=game.name).program)

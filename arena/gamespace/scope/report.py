@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.gamespace.cover import Cover, EtaCover, Values, eta_cover, transfer_cover
+from arena.gamespace.scope.cover import Cover, EtaCover, Values, eta_cover, transfer_cover
 from arena.storage.scopes import ScopeGameRecord
 from arena.storage.transfers import TransferRecord
 

@@ -1,7 +1,7 @@
 """Setting up a scope growth (`arena scope grow`): the parameters stored with the scope,
-the oracle (`finetune`: the real one of `arena.gamespace.transfer`, imported lazily; or
+the oracle (`finetune`: the real one of `arena.gamespace.transfer.measure`, imported lazily; or
 `table:FILE`, a known matrix), the sampler and the filter pipeline, then Algorithm 1
-(`arena.gamespace.scope`).
+(`arena.gamespace.scope.growth`).
 
 A scope's name and parameters go together: a rerun with the same parameters continues the
 stored growth, one with other parameters is refused (the archive would mix two runs).
@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ConfigError
-from arena.gamespace.oracle import GameText, TransferOracle
-from arena.gamespace.pipeline import FilterPipeline, PipelineConfig
-from arena.gamespace.scope import GrowthParams, GrowthResult, Progress, ScopeGrowth
-from arena.gamespace.table_oracle import TableOracle
+from arena.gamespace.sampling.pipeline import FilterPipeline, PipelineConfig
+from arena.gamespace.scope.growth import GrowthParams, GrowthResult, Progress, ScopeGrowth
+from arena.gamespace.transfer.oracle import GameText, TransferOracle
+from arena.gamespace.transfer.table_oracle import TableOracle
 from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame
 from arena.plugins.registry import Registry
@@ -30,7 +30,7 @@ from arena.storage import Database
 from arena.storage import scopes as store
 
 if TYPE_CHECKING:  # the real oracle's module is imported only when it is used
-    from arena.gamespace.transfer import TransferSetting
+    from arena.gamespace.transfer.measure import TransferSetting
 
 FINETUNE = "finetune"
 TABLE = "table:"
@@ -147,7 +147,7 @@ async def grow(
             oracle: TransferOracle = TableOracle.from_file(_table_path(request.oracle))
             return await _run(request, scope, sampler, pipeline, oracle, engine, initial,
                               progress)
-        from arena.gamespace.transfer import open_oracle
+        from arena.gamespace.transfer.measure import open_oracle
 
         assert request.setting is not None
         async with open_oracle(

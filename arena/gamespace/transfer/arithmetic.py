@@ -1,7 +1,7 @@
 """The arithmetic of Def. 35 and Def. 37 on per-map scores, with bootstrap intervals.
 
 Every score list holds S_G per evaluation map, paired across players and games: index i is
-the same evaluation seed everywhere (`arena.gamespace.evaluate`). Intervals are percentile
+the same evaluation seed everywhere (`arena.gamespace.transfer.evaluate`). Intervals are percentile
 bootstrap intervals over maps (`scipy.stats.bootstrap`, paired: one resample of map indices
 is applied to every list at once, so the numerator and the denominator of V_G1(G2) move
 together), seeded so the same scores always give the same interval.

@@ -7,7 +7,7 @@ the tuned player F_G^T[M]. Fine-tuners register through the `arena_finetuners` h
 built-in is REINFORCE with a baseline, `arena.players.reinforce`, beside the hf player whose
 moves it learns).
 
-S_G(M), the expected score of a model at G, is measured by `arena.gamespace.evaluate`:
+S_G(M), the expected score of a model at G, is measured by `arena.gamespace.transfer.evaluate`:
 the same seeded maps for M and for F_G^T[M], so before/after differences are paired.
 """
 

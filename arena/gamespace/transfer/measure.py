@@ -6,11 +6,11 @@ evaluation maps K, seed, judge, opponent, bootstrap): its sha256 keys the stored
 (`arena.storage.transfers`), so a game is fine-tuned on once per setting and a value is
 measured once; the tuned models are kept under `models_dir/<setting>/<game>` and reused.
 
-How things are measured (`arena.gamespace.evaluate`): M and every F_G[M] play the game's main
-role on the K evaluation maps of `seed` (other roles: the frozen `opponent`, default M
+How things are measured (`arena.gamespace.transfer.evaluate`): M and every F_G[M] play the game's
+main role on the K evaluation maps of `seed` (other roles: the frozen `opponent`, default M
 itself), so S_G(M) and S_G(F_G[M]) are paired map by map, and so are the scores of one
 player at different games (map i has the same seed at every game). The arithmetic and its
-choices (undefined values, the interval rule) are `arena.gamespace.transfer_math`.
+choices (undefined values, the interval rule) are `arena.gamespace.transfer.arithmetic`.
 
 `open_oracle` is what scope growth (Algorithm 1) and `arena transfer` use.
 """
@@ -28,16 +28,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from arena.errors import ConfigError
-from arena.gamespace.evaluate import anonymous, game_scores
-from arena.gamespace.finetune import MIN_STEPS, steps_warning
-from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
-from arena.gamespace.transfer_math import (
+from arena.gamespace.transfer.arithmetic import (
     LEVEL,
     RESAMPLES,
     gain,
     runs_gain,
     runs_transfer_value,
 )
+from arena.gamespace.transfer.evaluate import anonymous, game_scores
+from arena.gamespace.transfer.finetune import MIN_STEPS, steps_warning
+from arena.gamespace.transfer.oracle import UNDEFINED, Estimate, GameText
 from arena.lang.game_file import game_sha256
 from arena.match_setup import LoadedGame, load_game_text
 from arena.plugins.registry import Registry
@@ -200,7 +200,7 @@ class FineTuneOracle:
     same K evaluation maps). Each run is stored on its own, under `setting.run_sha256(r)`
     (which does not depend on R), with its model folder: asking for more runs later tunes
     only the new ones. The combined verdict and value (two-level bootstrap, runs then maps,
-    `arena.gamespace.transfer_math.runs_gain`) are stored under `setting.sha256`.
+    `arena.gamespace.transfer.arithmetic.runs_gain`) are stored under `setting.sha256`.
     Evaluates each (player, game) once per oracle. `engine` None keeps results in memory.
     """
 

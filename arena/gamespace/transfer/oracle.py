@@ -1,7 +1,7 @@
 """The transfer oracle that scope growth (Algorithm 1) asks: V_G1(G2) of Def. 37 and the
 fine-tuning playability of Def. 35, with intervals.
 
-The real oracle (`arena.gamespace.transfer`) fine-tunes and plays; tests of the algorithm's
+The real oracle (`arena.gamespace.transfer.measure`) fine-tunes and plays; tests of the algorithm's
 logic use a deterministic stand-in with a known transfer matrix.
 
 An undefined transfer value (Def. 37 needs a playable source: when the source's fine-tuning

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.gamespace.oracle import UNDEFINED, Estimate, GameText
+from arena.gamespace.transfer.oracle import UNDEFINED, Estimate, GameText
 from arena.lang.game_file import game_sha256
 
 ONE = Estimate(1.0, 1.0, 1.0)

@@ -1,6 +1,6 @@
 """The characters of the bundled judge's story corpus, and the seasons and times of day its
 stories open with. Characters recur across stories and lean towards a home theme
-(`arena.judges.training.themes`), so their names carry information too."""
+(`arena.judges.hf.training.themes`), so their names carry information too."""
 
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ import re
 import string
 from dataclasses import dataclass
 
-from arena.judges.training.characters import CHARACTERS, SEASONS, TIMES, Character
-from arena.judges.training.themes import THEMES, Theme
+from arena.judges.hf.training.characters import CHARACTERS, SEASONS, TIMES, Character
+from arena.judges.hf.training.themes import THEMES, Theme
 
 TRAIN_SEED = 20240521
 HELDOUT_SEED = 977_131  # disjoint stream: held-out stories never come from the training seed

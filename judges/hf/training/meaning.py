@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.judges.training.corpus import Story, general_vocabulary
+from arena.judges.hf.training.corpus import Story, general_vocabulary
 from arena.protocols.judge import Judge, ScoreRequest
 
 

@@ -1,5 +1,5 @@
 """The world of the bundled judge's story corpus: themes and their vocabulary (the
-characters who live in it: `arena.judges.training.characters`).
+characters who live in it: `arena.judges.hf.training.characters`).
 
 Each theme owns a topical vocabulary (places, objects, creatures, adjectives, extra words)
 and sentences that use it, so a handful of a theme's words tells the judge which words a

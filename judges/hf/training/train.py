@@ -1,7 +1,7 @@
 """Train the bundled judge: a byte-level BPE tokenizer and a small GPT-2 on the story corpus.
 
 Usage:
-    python -m arena.judges.training.train --out judges/bundled --minutes 25
+    python -m arena.judges.hf.training.train --out judges/hf/bundled --minutes 25
 
 Runs on CPU (2 threads by default) with fixed seeds. The learning rate follows a warmup and
 a cosine decay over the time budget (or over `--steps` when given), so a run of any length
@@ -24,7 +24,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import GenerationConfig, GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 from transformers import logging as hf_logging
 
-from arena.judges.training.corpus import HELDOUT_SEED, TRAIN_SEED, generate_corpus
+from arena.judges.hf.training.corpus import HELDOUT_SEED, TRAIN_SEED, generate_corpus
 
 SPECIAL = "<|endoftext|>"  # BOS, EOS and padding, as in GPT-2
 MAX_BUNDLE_BYTES = 20 * 1024 * 1024
@@ -120,7 +120,7 @@ def new_model(
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--out", type=Path, default=Path("judges/bundled"))
+    p.add_argument("--out", type=Path, default=Path("judges/hf/bundled"))
     p.add_argument("--minutes", type=float, default=25.0, help="training time budget")
     p.add_argument("--steps", type=int, default=0, help="fixed step count (overrides minutes)")
     p.add_argument("--stories", type=int, default=120000)

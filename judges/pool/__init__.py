@@ -1,0 +1,1 @@
+"""The judge pool: batches the score requests of many matches onto one judge, with metrics."""
