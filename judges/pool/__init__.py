@@ -1,1 +1,2 @@
-"""The judge pool: batches the score requests of many matches onto one judge, with metrics."""
+"""The judge pool: dynamic batching, deduplication and caching in front of any judge, with its
+metrics."""

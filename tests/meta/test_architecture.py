@@ -100,7 +100,7 @@ def test_the_grep_would_catch_an_eval() -> None:
     assert not CODE_EXECUTION.search("re.compile(pattern)")  # regex compilation is fine
 
 
-# --- layers: one total order inside arena/, and inside the tournaments and dashboard wings ---
+# --- layers: one total order inside arena/, and inside the judges, tournaments and dashboard wings ---
 #
 # Each list is lowest layer first; a module may import its own layer or a lower one, never a
 # higher one (imports inside functions count: a lazy import is still an arrow). A module is in
@@ -125,8 +125,20 @@ ARENA_LAYERS: Layers = [
     )),
     ("match setup", ("arena.match_setup", "arena.testing")),
     ("analysis", ("arena.analysis",)),
-    ("game space", ("arena.gamespace",)),
+    # the game space's sub-wings: scope growth asks the transfer oracle about sampled games;
+    # sampling and transfer know nothing of each other (either could be the lower one)
+    ("game space: sampling", ("arena.gamespace.__init__", "arena.gamespace.sampling")),
+    ("game space: transfer", ("arena.gamespace.transfer",)),
+    ("game space: scope", ("arena.gamespace.scope",)),
     ("cli", ("arena.cli", "arena.__main__")),
+]
+
+JUDGES_LAYERS: Layers = [
+    ("n-gram", ("arena.judges.__init__", "arena.judges.ngram")),  # torch-free, stands alone
+    ("hf", ("arena.judges.hf",)),  # transformers; tokens, encoding and batch plans
+    ("remote", ("arena.judges.remote",)),  # HTTP client and server (client: hf.tokens)
+    ("pool", ("arena.judges.pool",)),  # batches many matches' requests onto any judge
+    ("plugin", ("arena.judges.plugin",)),  # registers them all (lazy imports)
 ]
 
 TOURNAMENTS_LAYERS: Layers = [
@@ -263,8 +275,8 @@ def known(violation: str) -> bool:
     return any(violation.startswith(f"{a} -> {b} ") for a, b in KNOWN_UPWARD)
 
 
-WING_LAYERS = {"arena": ARENA_LAYERS, "tournaments": TOURNAMENTS_LAYERS,
-               "dashboard": DASHBOARD_LAYERS}
+WING_LAYERS = {"arena": ARENA_LAYERS, "judges": JUDGES_LAYERS,
+               "tournaments": TOURNAMENTS_LAYERS, "dashboard": DASHBOARD_LAYERS}
 
 
 @pytest.mark.parametrize("package", sorted(WING_LAYERS))
@@ -305,6 +317,27 @@ def test_the_layer_check_catches_a_violation(tmp_path: Path) -> None:
     ]
     assert layer_of("arena.runtimes", ARENA_LAYERS) is None  # a prefix is not a package
     assert layer_of("arena.tournaments.recurring.cli", TOURNAMENTS_LAYERS) == 5  # longest
+
+
+def test_the_sub_wing_orders_catch_a_back_arrow(tmp_path: Path) -> None:
+    """The hf judge may not reach up to the pool, nor sampling up to scope growth."""
+    hf = tmp_path / "judges" / "hf" / "bad.py"
+    sampling = tmp_path / "arena" / "gamespace" / "sampling" / "bad.py"
+    for path, line in ((hf, "from arena.judges.pool.judge_pool import JudgePool\n"),
+                       (sampling, "def f():\n    from arena.gamespace.scope.growth import x\n")):
+        path.parent.mkdir(parents=True)
+        path.write_text(line, encoding="utf-8")
+    global REPO
+    saved, REPO = REPO, tmp_path
+    try:
+        found = layer_violations([hf], JUDGES_LAYERS) + layer_violations([sampling], ARENA_LAYERS)
+    finally:
+        REPO = saved
+    assert found == [
+        "arena.judges.hf.bad -> arena.judges.pool.judge_pool (hf -> pool)",
+        "arena.gamespace.sampling.bad -> arena.gamespace.scope.growth"
+        " (game space: sampling -> game space: scope)",
+    ]
 
 
 def test_ratings_are_pure_functions() -> None:
