@@ -28,13 +28,14 @@ Targets on a GPU (not checked here): ours >= 0.8x plain, bf16 >= 1.5x fp32, cold
 
 Run:  PYTHONPATH=. python benchmarks/gpu_judge_bench.py [--quick] [--device auto]
       [--sizes gpt2-small,llama-1b] [--dtypes float32,bfloat16] [--requests 2048]
-      [--concurrency 512] [--repeats 2] [--max-batch-tokens 8192] [--tf32 1]
+      [--concurrency 512] [--repeats 2] [--max-batch-tokens 8192] [--tf32 1] [--replicas 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -50,57 +51,9 @@ from arena.judges.hf.load import auto_device, configure_cuda
 from arena.judges.pool.judge_pool import JudgePool
 from arena.protocols.judge import JudgeInfo, ScoreRequest, TokenScores
 from benchmarks._judge_workloads import distinct_requests
+from benchmarks._model_shapes import SHAPES, make_model
 
 LN2 = 0.6931471805599453
-# name -> (family, layers, d_model, heads, kv heads, ffn, vocab)
-SHAPES: dict[str, tuple[str, int, int, int, int, int, int]] = {
-    "gpt2-small": ("gpt2", 12, 768, 12, 12, 3072, 50257),
-    "llama-1b": ("llama", 22, 2048, 32, 4, 5632, 32000),
-    "gpt2-tiny": ("gpt2", 2, 256, 4, 4, 1024, 8192),
-    "llama-tiny": ("llama", 2, 256, 8, 2, 688, 8192),
-}
-
-
-def make_model(name: str, dtype: torch.dtype, device: str) -> Any:
-    """A random-initialised causal LM of shape `name` (seed 0), in eval mode."""
-    from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
-
-    if name == "bundled":  # the trained checkpoint: its bits gaps are those of a real judge
-        from transformers import AutoModelForCausalLM
-
-        lm = AutoModelForCausalLM.from_pretrained(str(bundled_model_path()))
-        trained: Any = lm
-        return trained.to(dtype=dtype, device=device).train(False).requires_grad_(False)
-    family, layers, d, heads, kv, ffn, vocab = SHAPES[name]
-    torch.manual_seed(0)
-    if family == "gpt2":
-        config: Any = GPT2Config(
-            n_layer=layers,
-            n_embd=d,
-            n_head=heads,
-            n_inner=ffn,
-            vocab_size=vocab,
-            n_positions=2048,
-            bos_token_id=0,
-            eos_token_id=0,
-        )
-        model: Any = GPT2LMHeadModel(config)
-    else:
-        config = LlamaConfig(
-            num_hidden_layers=layers,
-            hidden_size=d,
-            num_attention_heads=heads,
-            num_key_value_heads=kv,
-            intermediate_size=ffn,
-            vocab_size=vocab,
-            max_position_embeddings=2048,
-            bos_token_id=0,
-            eos_token_id=0,
-        )
-        model = LlamaForCausalLM(config)
-    return model.to(dtype=dtype, device=device).train(False).requires_grad_(False)
-
-
 def sync(device: str) -> None:
     if device.startswith("cuda"):
         torch.cuda.synchronize()
@@ -247,7 +200,8 @@ async def bench(
     tokenizer = AutoTokenizer.from_pretrained(str(bundled_model_path()))
     model = make_model(size, dtype, device)
     info = JudgeInfo(name=size, model=f"{size} random", revision="seed0", dtype=dtype_name)
-    judge = HFJudge([(model, device)], tokenizer, info, max_batch_tokens=args.max_batch_tokens)
+    copies = [(model, device)] + [(copy.deepcopy(model), device) for _ in range(args.replicas - 1)]
+    judge = HFJudge(copies, tokenizer, info, max_batch_tokens=args.max_batch_tokens)
     requests = distinct_requests(args.requests, 7)
     encoded = judge.encode_requests(requests)
     tokens = sum(e.length for e in encoded)
@@ -296,6 +250,10 @@ def main() -> None:
     p.add_argument("--max-batch-tokens", type=int, default=8192)
     p.add_argument("--tf32", type=int, default=1, help="TF32 for float32 on CUDA (0/1)")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: default)")
+    p.add_argument(
+        "--replicas", type=int, default=1,
+        help="copies of the model on the device for ours, each with its own worker thread",
+    )
     args = p.parse_args()
     args.device = auto_device() if args.device == "auto" else args.device
     sizes = args.sizes or ("gpt2-tiny,llama-tiny" if args.quick else "gpt2-small,llama-1b")
@@ -309,7 +267,8 @@ def main() -> None:
         name = f"{args.device} ({torch.get_num_threads()} threads)"
     print(
         f"gpu_judge_bench: device {name}, {args.requests} distinct requests, "
-        f"{args.concurrency} in flight, batches of {args.max_batch_tokens} tokens"
+        f"{args.concurrency} in flight, batches of {args.max_batch_tokens} tokens, "
+        f"{args.replicas} replica(s)"
         + (f", tf32 {'on' if args.tf32 else 'off'}" if args.device.startswith("cuda") else "")
     )
     rows: list[Row] = []

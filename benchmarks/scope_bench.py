@@ -15,7 +15,10 @@ included). The last line is `candidates_per_min=<x> finetune_tokens_per_s=<y>`
 (`--finetune-budget 0` skips fine-tuning).
 
 Run: PYTHONPATH=. python benchmarks/scope_bench.py [--judge ngram] [--count 10]
-     [--games simplest_cut condense single_text] [--finetune-budget 20000] [--device cuda]
+     [--games simplest_cut condense single_text] [--finetune-budget 20000]
+     [--device cpu,cuda] [--player-shape gpt2-small]
+The 124M row of issue 19: --count 0 --finetune-budget 20000 --player-shape gpt2-small
+--device cpu,cuda (the last line then has finetune_speedup=<cuda over cpu>).
 """
 
 from __future__ import annotations
@@ -34,21 +37,36 @@ from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest, FineTuneResult
 from arena.protocols.judge import Judge
 from arena.protocols.sampler import ParentGame
+from benchmarks._model_shapes import SHAPES, save_random_player
 
 
 async def finetune_rate(
-    registry: Registry, judge: Judge, args: argparse.Namespace
+    registry: Registry, judge: Judge, args: argparse.Namespace, player_model: str, device: str
 ) -> FineTuneResult:
-    """One `reinforce` run on the bundled game --finetune-game, timed by the tuner."""
+    """One `reinforce` run on the bundled game --finetune-game on `device`, timed by the tuner."""
     game = load_entry(registry.game(args.finetune_game))
-    player = f"{args.player}?device={args.device}&max_new_tokens={args.max_new_tokens}"
+    player = f"{player_model}?device={device}&max_new_tokens={args.max_new_tokens}"
     joiner = "&" if "?" in args.finetuner else "?"
-    tuner = registry.create_finetuner(f"{args.finetuner}{joiner}device={args.device}")
+    tuner = registry.create_finetuner(f"{args.finetuner}{joiner}device={device}")
     with tempfile.TemporaryDirectory() as folder:
         request = FineTuneRequest(
             player, game, judge, args.finetune_budget, args.seed, Path(folder) / "tuned", registry
         )
         return await tuner.finetune(request)
+
+
+async def finetune_rows(
+    registry: Registry, judge: Judge, args: argparse.Namespace
+) -> list[tuple[str, FineTuneResult]]:
+    """One fine-tuning run per device of --device, on --player or a saved --player-shape."""
+    with tempfile.TemporaryDirectory() as folder:
+        player = args.player
+        if args.player_shape:
+            player = f"hf:{save_random_player(args.player_shape, Path(folder) / 'model')}"
+        return [
+            (device, await finetune_rate(registry, judge, args, player, device))
+            for device in args.device.split(",")
+        ]
 
 
 async def main(argv: list[str]) -> None:
@@ -65,7 +83,15 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--finetuner", default="reinforce")
     parser.add_argument("--player", default="hf:bundled")
     parser.add_argument("--max-new-tokens", type=int, default=12)
-    parser.add_argument("--device", default="cpu", help="cpu or cuda (fine-tuning only)")
+    parser.add_argument(
+        "--device", default="cpu",
+        help="comma-separated devices to fine-tune on, e.g. cpu,cuda (fine-tuning only)",
+    )
+    parser.add_argument(
+        "--player-shape", default=None, choices=sorted(SHAPES),
+        help="tune a random-initialised model of this shape (gpt2-small: 124M) instead of "
+        "--player, saved with the bundled tokenizer",
+    )
     args = parser.parse_args(argv)
     registry = Registry.load()
     sampler = registry.create_sampler(args.sampler)
@@ -88,10 +114,10 @@ async def main(argv: list[str]) -> None:
             rows.append((name, len(records), kept, stops, sampled - start, done - sampled))
             total += len(records)
             total_s += done - start
-        tuned = await finetune_rate(registry, judge, args) if args.finetune_budget else None
+        tuned = await finetune_rows(registry, judge, args) if args.finetune_budget else []
     finally:
         await judge.aclose()
-    print(f"judge {args.judge}, sampler {args.sampler}, seed {args.seed}, CPU")
+    print(f"judge {args.judge}, sampler {args.sampler}, seed {args.seed}")
     print(f"{'parent':16} {'cand':>5} {'kept':>5} {'sample s':>9} {'filter s':>9} {'/min':>7}  "
           "dropped at")
     for name, count, kept, stops, sample_s, filter_s in rows:
@@ -100,15 +126,23 @@ async def main(argv: list[str]) -> None:
         print(f"{name:16} {count:5d} {kept:5d} {sample_s:9.2f} {filter_s:9.2f} {rate:7.1f}  "
               f"{where}")
     rate = ""
-    if tuned is not None:
-        per_s = tuned.tokens / max(tuned.wall_s, 1e-9)
-        print(f"\nfine-tuning: {args.finetuner} on {args.finetune_game}, player {args.player} "
-              f"(max_new_tokens={args.max_new_tokens}), device {args.device}")
-        print(f"{'tokens':>8} {'steps':>6} {'wall s':>8} {'tokens/s':>9}  mean reward first -> last")
-        first, last = (tuned.rewards[0], tuned.rewards[-1]) if tuned.rewards else (0.0, 0.0)
-        print(f"{tuned.tokens:8d} {tuned.steps:6d} {tuned.wall_s:8.1f} {per_s:9.1f}  "
-              f"{first:.2f} -> {last:.2f}")
-        rate = f" finetune_tokens_per_s={per_s:.1f}"
+    if tuned:
+        player = args.player_shape or args.player
+        print(f"\nfine-tuning: {args.finetuner} on {args.finetune_game}, player {player} "
+              f"(max_new_tokens={args.max_new_tokens})")
+        print(f"{'device':>8} {'tokens':>8} {'steps':>6} {'wall s':>8} {'tokens/s':>9}  "
+              "mean reward first -> last")
+        for device, result in tuned:
+            per_s = result.tokens / max(result.wall_s, 1e-9)
+            first, last = (result.rewards[0], result.rewards[-1]) if result.rewards else (0, 0)
+            print(f"{device:>8} {result.tokens:8d} {result.steps:6d} {result.wall_s:8.1f} "
+                  f"{per_s:9.1f}  {first:.2f} -> {last:.2f}")
+            rate += f" finetune_tokens_per_s_{device.replace(':', '')}={per_s:.1f}"
+        if len(tuned) > 1:
+            (_, base), (_, other) = tuned[0], tuned[-1]
+            ratio = (other.tokens / other.wall_s) / max(base.tokens / base.wall_s, 1e-9)
+            print(f"{tuned[-1][0]} / {tuned[0][0]}: {ratio:.1f}x")
+            rate += f" finetune_speedup={ratio:.2f}"
     print(f"candidates_per_min={60 * total / max(total_s, 1e-9):.1f}{rate}")
 
 
