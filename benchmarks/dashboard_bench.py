@@ -110,10 +110,11 @@ def build(path: Path, matches: int) -> dict[str, float]:
     (directory / "replay_game.xgl").write_text(REPLAY_GAME, encoding="utf-8")
     replay_file = directory / "replay.toml"
     replay_file.write_text(REPLAY_TOURNAMENT, encoding="utf-8")
+    from arena.plugins.registry import Registry
     from arena.tournaments.run_config import run_file
 
     db = sqlite_url(path)
-    asyncio.run(run_file(replay_file, db=db))
+    asyncio.run(run_file(replay_file, db=db, registry=Registry.load()))
     timings["replay match played (s)"] = time.perf_counter() - started
 
     started = time.perf_counter()

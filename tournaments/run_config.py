@@ -81,7 +81,7 @@ async def run_file(
     db: str | None = None,
     concurrency: int | None = None,
     progress: bool = False,
-    registry: Registry | None = None,
+    registry: Registry,
     snapshot: bool = False,
     executor: str | None = None,
     ray_address: str | None = None,
@@ -89,8 +89,8 @@ async def run_file(
 ) -> RunSummary:
     """Load, check and run a tournament file into the database `db`; with `snapshot`, store
     the tournament's ratings during the run and after it (`play_config`).
-    `executor` and `ray_address` override the file's `executor` and `[ray] address`."""
-    registry = registry or Registry.load()
+    `executor` and `ray_address` override the file's `executor` and `[ray] address`.
+    `registry` is the caller's (`Registry.load()` for a program that has none)."""
     config = with_executor(load_tournament(path, registry, db), executor, ray_address)
     create_executor(registry, config.executor)  # an unknown name or missing engine: say so now
     # Checked completely before the database is opened: a broken file leaves no trace.

@@ -1,6 +1,8 @@
 """The `arena` command line. Sub-commands live in `arena/cli/commands/`, one module each;
-plugins add their own through the `arena_cli_commands` hook. How a run ends (exit codes,
-messages, crash logs) is `arena.cli.console`.
+plugins add their own through the `arena_cli_commands` hook. The plugins are discovered
+once, here, and the registry reaches each command through the click context
+(`arena.cli.context`). How a run ends (exit codes, messages, crash logs) is
+`arena.cli.console`.
 
 `arena run`, `matches`, `ratings`, `scores`, `import`, `export`, `demo` and `dashboard` are
 the tournaments wing's, mounted through that hook: their code is `arena/tournaments/cli/`
@@ -71,8 +73,12 @@ def _register_commands() -> None:
     # each a module-level typer app, like the plugins'
     for module in (play, games, plugins, transfer, scope):
         app.add_typer(module.app)
-    # Plugins (the built-in tournaments package included) add their own sub-commands.
-    plugins.mount_plugin_commands(app, Registry.load())
+    # The one discovery of this process: plugins (the built-in tournaments package
+    # included) add their own sub-commands, and every command gets this registry as its
+    # context object (`arena.cli.context.registry_of`).
+    registry = Registry.load()
+    plugins.mount_plugin_commands(app, registry)
+    app.info.context_settings = {**(app.info.context_settings or {}), "obj": registry}
 
 
 def build_app() -> typer.Typer:

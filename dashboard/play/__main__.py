@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"play server: {url}", flush=True)
 
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(settings, args.host, args.port, prepared, ready))
+        asyncio.run(serve(settings, args.host, args.port, registry, prepared, ready))
 
 
 if __name__ == "__main__":

@@ -351,11 +351,11 @@ async def _on_move(server: PlayServer, ws: web.WebSocketResponse, person: str, t
         await ws.send_json({"type": "error", "message": str(error)})
 
 
-async def serve(settings: Settings, host: str, port: int,
+async def serve(settings: Settings, host: str, port: int, registry: Registry,
                 tournaments: list[PreparedTournament] = (),  # type: ignore[assignment]
                 ready: Callable[[str], None] = lambda url: None) -> None:
-    """Run the play server until cancelled; `ready(url)` is called once it listens."""
-    registry = Registry.load()
+    """Run the play server until cancelled; `ready(url)` is called once it listens.
+    `registry` is the process's (its `__main__` discovers the plugins once)."""
     store = Store.open(settings.db)
     judge = registry.create_judge(settings.judge)
     server = PlayServer(settings, registry, store, judge)

@@ -61,9 +61,8 @@ def make_registry() -> Registry:
 
 
 @pytest.fixture
-def app_with_plugins_command(monkeypatch: pytest.MonkeyPatch) -> typer.Typer:
-    monkeypatch.setattr(plugins_command, "load_registry", make_registry)
-    app = typer.Typer()
+def app_with_plugins_command() -> typer.Typer:
+    app = typer.Typer(context_settings={"obj": make_registry()})  # as `arena` hands it down
     app.add_typer(plugins_command.app)
 
     @app.command()

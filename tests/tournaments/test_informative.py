@@ -9,6 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from arena.plugins.registry import Registry
 from arena.storage import Store, sqlite_url
 from arena.tournaments.cli.ratings import app
 from arena.tournaments.rating_store import load_inputs
@@ -71,7 +72,7 @@ def test_a_run_flags_the_role_and_ratings_leave_it_out(tmp_path: Path) -> None:
     path = tmp_path / "partners.toml"
     path.write_text(TOURNAMENT, encoding="utf-8")
     db = sqlite_url(tmp_path / "arena.db")
-    summary = asyncio.run(run_file(path, db=db))
+    summary = asyncio.run(run_file(path, db=db, registry=Registry.load()))
     assert summary.status == "done" and summary.written == 12
     [note] = summary.notes
     assert note.startswith("partner role alice measures nothing with NPC(s) bob=deaf")

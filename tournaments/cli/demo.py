@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.context import registry_of
 from arena.interrupts import run_stoppable
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
@@ -15,6 +16,7 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 @app.command("demo")
 def demo_command(
+    ctx: typer.Context,
     db: Annotated[
         str | None, typer.Option("--db", help="SQLAlchemy URL (default: the database every "
                                  "command reads: $XENT_ARENA_DB or the user data dir).")
@@ -33,7 +35,6 @@ def demo_command(
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
 ) -> None:
     """Run a small offline tournament and print its leaderboard (no GPU, key or network)."""
-    from arena.plugins.registry import Registry
     from arena.storage import default_db_url
     from arena.tournaments.demo import demo_config, run_demo
 
@@ -41,7 +42,7 @@ def demo_command(
         judge=judge, maps=maps, rounds=rounds, budget=budget, seed=seed, without=without or ()
     )
     url = db or default_db_url()
-    registry = Registry.load()
+    registry = registry_of(ctx)
     typer.echo(
         f"demo: {len(config.games)} games x {config.maps} map(s), participants "
         f"{', '.join(p.name for p in config.participants if not p.npc_only)}; "

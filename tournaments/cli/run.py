@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from arena.cli.console import run_app
+from arena.cli.context import registry_of
 from arena.interrupts import run_stoppable
 from arena.listing import printable, text_table
 
@@ -29,6 +30,7 @@ DbOption = Annotated[
 
 @app.command("run")
 def run_command(
+    ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="Tournament file (TOML).")],
     db: DbOption = None,
     concurrency: Annotated[
@@ -64,6 +66,7 @@ def run_command(
                 concurrency=concurrency,
                 progress=progress and sys.stderr.isatty(),
                 snapshot=True,
+                registry=registry_of(ctx),
                 executor=executor,
                 ray_address=ray_address,
             )

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 import typer
 
 from arena.cli.console import run_app
+from arena.cli.context import registry_of
 from arena.interrupts import run_stoppable
 from arena.listing import text_table
 from arena.tournaments.cli.run import DbOption
@@ -33,6 +34,7 @@ scheduler_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False
 
 @schedule_app.command("add")
 def add_command(
+    ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="Tournament file (TOML).")],
     cron: Annotated[
         str | None,
@@ -66,6 +68,7 @@ def add_command(
         record = add_schedule(
             store.engine, file, cron=cron, every=every, name=name, seeds=seeds,
             timezone=timezone, concurrency=concurrency, replace=replace,
+            registry=registry_of(ctx),
         )
     finally:
         store.close()
@@ -136,18 +139,21 @@ def remove_command(
 
 @schedule_app.command("run-now")
 def run_now_command(
-    name: Annotated[str, typer.Argument(help="Schedule name.")], db: DbOption = None
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Schedule name.")],
+    db: DbOption = None,
 ) -> None:
     """Run a schedule once, now, in this process (skipped if it is running elsewhere)."""
-    from arena.plugins.registry import Registry
     from arena.storage import Store
     from arena.tournaments.recurring.runner import MANUAL, process_owner, run_schedule
+
+    registry = registry_of(ctx)
 
     async def go() -> None:
         store = Store.open(db, create=False)
         try:
             done = await run_schedule(
-                store, name, registry=Registry.load(), owner=process_owner(), trigger=MANUAL
+                store, name, registry=registry, owner=process_owner(), trigger=MANUAL
             )
         finally:
             store.close()
@@ -168,6 +174,7 @@ def run_now_command(
 
 @scheduler_app.command("scheduler")
 def scheduler_command(
+    ctx: typer.Context,
     db: DbOption = None,
     sync_every: Annotated[
         float, typer.Option(min=0.1, help="Seconds between re-reads of the schedules.")
@@ -184,7 +191,9 @@ def scheduler_command(
         stream=sys.stderr,
     )
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
-    asyncio.run(serve_until_signal(db, sync_s=sync_every, lease_s=lease))
+    asyncio.run(
+        serve_until_signal(db, registry=registry_of(ctx), sync_s=sync_every, lease_s=lease)
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

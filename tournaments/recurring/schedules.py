@@ -184,7 +184,7 @@ def add_schedule(
     timezone: str | None = None,
     concurrency: int | None = None,
     replace: bool = False,
-    registry: Registry | None = None,
+    registry: Registry,
 ) -> ScheduleRecord:
     """Check the trigger and the tournament file (against the installed plugins), then
     store the schedule; its name defaults to the tournament's name."""
@@ -200,7 +200,7 @@ def add_schedule(
         interval_trigger(float(every or 0), timezone)
     path = Path(file).expanduser().resolve()
     config = load_tournament(path, db=engine)  # a scope:NAME reads the schedule's database
-    prepare_tournament(config, registry or Registry.load(), str(path))
+    prepare_tournament(config, registry, str(path))
     label = name or config.name
     if not NAME_RE.fullmatch(label):
         raise ScheduleError(

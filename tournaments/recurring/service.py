@@ -192,7 +192,7 @@ def _stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
 async def serve_until_signal(
     db: str | None,
     *,
-    registry: Registry | None = None,
+    registry: Registry,
     sync_s: float = SYNC_S,
     lease_s: float = LEASE_S,
 ) -> None:
@@ -200,7 +200,7 @@ async def serve_until_signal(
     store = Store.open(db)
     try:
         service = SchedulerService(
-            store, registry or Registry.load(), sync_s=sync_s, lease_s=lease_s
+            store, registry, sync_s=sync_s, lease_s=lease_s
         )
         stop = asyncio.Event()
         with _stop_on_signals(stop):

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from arena.cli.commands import generate
 from arena.cli.commands.validators import failure_probability, finite_positive, open_probability
+from arena.cli.context import registry_of
 from arena.errors import ConfigError, GameSyntaxError
 from arena.interrupts import run_stoppable
 from arena.listing import rich_cell
@@ -40,11 +41,13 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON documen
 GameArgument = Annotated[str, typer.Argument(help="A game name or a game file (.xgl/.xent).")]
 
 
-def _with_judge(spec: str, work: Callable[[Judge], Awaitable[T]]) -> T:
+def _with_judge(
+    registry: Registry, spec: str, work: Callable[[Judge], Awaitable[T]]
+) -> T:
     """Create the judge, run `work` with it, always close it."""
 
     async def run() -> T:
-        judge = Registry.load().create_judge(spec)
+        judge = registry.create_judge(spec)
         try:
             return await work(judge)
         finally:
@@ -178,12 +181,11 @@ def render_playability(report: PlayabilityReport) -> list[str]:
 
 
 def _check_all(
-    refs: list[str], every: bool, judge_spec: str, player: str, seed: int, max_replay: int,
-    wellposed: bool, epsilon: float | None, base: str | None,
+    registry: Registry, refs: list[str], every: bool, judge_spec: str, player: str, seed: int,
+    max_replay: int, wellposed: bool, epsilon: float | None, base: str | None,
 ) -> list[CheckReport]:
     from arena.analysis.smoke import check_game, static_failure
 
-    registry = Registry.load()
     targets = list(refs) + (registry.game_names() if every else [])
     if not targets:
         raise ConfigError(
@@ -207,7 +209,7 @@ def _check_all(
             )
         return reports
 
-    return _with_judge(judge_spec, work)
+    return _with_judge(registry, judge_spec, work)
 
 
 app = typer.Typer(
@@ -217,9 +219,9 @@ app = typer.Typer(
 app.add_typer(generate.app)
 
 @app.command("list")
-def list_games(as_json: JsonOption = False) -> None:
+def list_games(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """List the registered games with their version and active players."""
-    rows = list_rows(Registry.load())
+    rows = list_rows(registry_of(ctx))
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False))
         return
@@ -234,9 +236,9 @@ def list_games(as_json: JsonOption = False) -> None:
     Console(width=160).print(table)
 
 @app.command("show")
-def show(game: GameArgument, as_json: JsonOption = False) -> None:
+def show(ctx: typer.Context, game: GameArgument, as_json: JsonOption = False) -> None:
     """Print a game's header, active players, version, source and code."""
-    doc = show_document(load_game_ref(game, Registry.load()))
+    doc = show_document(load_game_ref(game, registry_of(ctx)))
     if as_json:
         typer.echo(json.dumps(doc, ensure_ascii=False))
         return
@@ -254,6 +256,7 @@ def show(game: GameArgument, as_json: JsonOption = False) -> None:
 
 @app.command("check")
 def check(
+    ctx: typer.Context,
     refs: Annotated[
         list[str] | None, typer.Argument(help="Game names or files.", show_default=False)
     ] = None,
@@ -289,7 +292,8 @@ def check(
     status 1 when a game fails (or, with --strict, has a warning).
     """
     reports = _check_all(
-        refs or [], every, judge, player, seed, max_replay, wellposed, epsilon, base
+        registry_of(ctx), refs or [], every, judge, player, seed, max_replay, wellposed,
+        epsilon, base,
     )
     if as_json:
         typer.echo(json.dumps([r.to_dict() for r in reports], ensure_ascii=False))
@@ -308,6 +312,7 @@ def check(
 
 @app.command("wellposed")
 def wellposed_cmd(
+    ctx: typer.Context,
     game: GameArgument,
     judge: JudgeOption = "bundled",
     role: Annotated[str | None, typer.Option(help="Main role (default: first).")] = None,
@@ -327,8 +332,10 @@ def wellposed_cmd(
     """Paper Definition 30: rank candidate moves with and without epsilon-clipping."""
     from arena.analysis.wellposed import check_well_posed
 
-    loaded = load_game_ref(game, Registry.load())
+    registry = registry_of(ctx)
+    loaded = load_game_ref(game, registry)
     result = _with_judge(
+        registry,
         judge,
         lambda j: check_well_posed(
             loaded, j, role=role, epsilon=epsilon, seed=seed, candidates=candidates,
@@ -344,6 +351,7 @@ def wellposed_cmd(
 
 @app.command("playability")
 def playability(
+    ctx: typer.Context,
     game: GameArgument,
     judge: JudgeOption = "bundled",
     player: Annotated[str, typer.Option(help="The participant's player spec.")] = "random",
@@ -373,9 +381,10 @@ def playability(
     cross m levels of theta bits, with probability 1 - eps over N-map samples?"""
     from arena.analysis.playability import run_playability
 
-    registry = Registry.load()
+    registry = registry_of(ctx)
     loaded = load_game_ref(game, registry)
     report = _with_judge(
+        registry,
         judge,
         lambda j: run_playability(
             loaded, j, registry, participant=player, role=role, npc=npc, maps=maps,
@@ -391,6 +400,7 @@ def playability(
 
 @app.command("golden")
 def golden(
+    ctx: typer.Context,
     names: Annotated[
         list[str] | None, typer.Argument(help="Games (default: all).", show_default=False)
     ] = None,
@@ -402,7 +412,7 @@ def golden(
     """Replay the golden playthroughs and compare, or rewrite them with --update."""
     from arena.analysis.golden import update_goldens, verify_goldens
 
-    registry = Registry.load()
+    registry = registry_of(ctx)
     chosen = names or registry.game_names()
     loaded = [load_entry(registry.game(name)) for name in chosen]
     if update:

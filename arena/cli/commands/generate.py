@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.cli.context import registry_of
 from arena.errors import ConfigError
 from arena.interrupts import run_stoppable
 from arena.match_setup import load_game_ref
@@ -100,6 +101,7 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 @app.command("generate")
 def generate_command(
+    ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="The parent game: a name or a file.")],
     sampler: Annotated[
         str, typer.Option(help="Meta-sampler spec, e.g. mutate or mutate?ops=length.")
@@ -121,7 +123,7 @@ def generate_command(
     """Propose games related to GAME, filter them and write the kept ones."""
     from arena.gamespace.sampling.pipeline import PipelineConfig
 
-    registry = Registry.load()
+    registry = registry_of(ctx)
     config = PipelineConfig(seed=seed, base=base, maps=maps, rounds=rounds)
     registry.create_sampler(sampler)  # a bad spec fails before any judge loads
     parent, records = run_stoppable(

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from arena.cli.commands.validators import positive
+from arena.cli.context import registry_of
 from arena.errors import ConfigError, UnknownNameError
 from arena.events import Event
 from arena.interrupts import run_stoppable
@@ -58,6 +59,7 @@ def parse_limit_options(options: list[str]) -> ResourceLimits:
 
 
 async def run_play(
+    registry: Registry,
     game: str,
     judge_spec: str,
     players: dict[str, str],
@@ -77,7 +79,6 @@ async def run_play(
     key = new_seed_key() if seed_key is None else seed_key
     if dialect is not None and dialect not in DIALECTS:
         raise ConfigError(f"Unknown dialect '{dialect}'. Valid options: {', '.join(DIALECTS)}.")
-    registry = Registry.load()
     loaded = load_game_ref(game, registry, dialect=dialect, limits=limits)
     judge = registry.create_judge(judge_spec)
     try:
@@ -129,6 +130,7 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 @app.command("play")
 def play(
+    ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="A game file (.xgl/.xent) or a game name.")],
     player: Annotated[
         list[str], typer.Option("--player", "-p", help="ROLE=SPEC, once per active role.")
@@ -176,6 +178,7 @@ def play(
 
     report, result = run_stoppable(
         run_play(
+            registry_of(ctx),
             game,
             judge,
             seats,

@@ -6,7 +6,6 @@ Also `mount_plugin_commands`, which adds the plugins' own commands to the `arena
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -15,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena.cli.context import registry_of
 from arena.listing import printable, rich_cell
 from arena.plugins.plugin_manager import ALLOW_ENV
 from arena.plugins.registry import PluginInfo, Registry, command_names
@@ -92,18 +92,16 @@ def render(registry: Registry, console: Console) -> None:
 
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-# How `arena plugins` finds the registry (a test swaps in its own).
-load_registry: Callable[[], Registry] = Registry.load
-
 
 
 @app.command("plugins")
 def plugins(
+    ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     strict: bool = typer.Option(False, "--strict", help="Exit with status 1 on failures."),
 ) -> None:
     """List installed plugins, what they provide, and plugins that failed to load."""
-    registry = load_registry()
+    registry = registry_of(ctx)
     if as_json:
         typer.echo(json.dumps(report(registry), indent=2))
     else:

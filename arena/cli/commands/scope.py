@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena.cli.context import registry_of
 from arena.interrupts import run_stoppable
 
 if TYPE_CHECKING:  # growth and storage import SciPy and SQLAlchemy: loaded per command
@@ -40,6 +41,7 @@ def _echo(message: str) -> None:
 
 @app.command("grow")
 def grow_command(
+    ctx: typer.Context,
     name: Annotated[str, typer.Option("--name", help="The scope's name (rerun to continue).")],
     games: Annotated[
         list[str], typer.Option("--from", help="An initial game (name or file); repeat it.")
@@ -96,11 +98,10 @@ def grow_command(
     from arena.gamespace.scope.growth import GrowthParams
     from arena.gamespace.scope.run import GrowRequest, check_name, check_oracle, check_params, grow
     from arena.match_setup import load_game_ref
-    from arena.plugins.registry import Registry
     from arena.storage import Store
     from arena.storage.engine import describe
 
-    registry = Registry.load()
+    registry = registry_of(ctx)
     params = GrowthParams(alpha1, alpha2, rounds, budget, batch, seed)
     check_name(name)
     check_params(params)

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena.cli.context import registry_of
 from arena.interrupts import run_stoppable
 
 if TYPE_CHECKING:  # the measurement imports SciPy and SQLAlchemy: loaded by the command
@@ -97,6 +98,7 @@ def render_matrix(matrix: TransferMatrix) -> Table:
 
 @app.command("transfer")
 def transfer_command(
+    ctx: typer.Context,
     games: Annotated[
         list[str], typer.Argument(help="Games (names or .xgl/.xent files), each fine-tuned on.")
     ],
@@ -148,11 +150,10 @@ def transfer_command(
     """Fine-tune a model on each game; print playability verdicts and transfer values."""
     from arena.gamespace.transfer.measure import TransferSetting
     from arena.match_setup import load_game_ref
-    from arena.plugins.registry import Registry
     from arena.storage import Store
     from arena.storage.engine import describe
 
-    registry = Registry.load()
+    registry = registry_of(ctx)
     setting = TransferSetting(
         player=player, finetuner=finetuner, budget_tokens=budget_tokens,
         budget_steps=budget_steps, maps=maps, runs=runs, seed=seed, judge=judge,
