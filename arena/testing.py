@@ -47,9 +47,14 @@ DEFAULT_JUDGE = "ngram"
 T = TypeVar("T")
 
 
-def _run(work: Callable[[Judge], Awaitable[T]], judge_spec: str) -> T:
+def _installed(registry: Registry | None) -> Registry:
+    """The registry a check plays with: the caller's, else the installed plugins."""
+    return registry if registry is not None else Registry.load()
+
+
+def _run(work: Callable[[Judge], Awaitable[T]], judge_spec: str, registry: Registry) -> T:
     async def main() -> T:
-        judge = Registry.load().create_judge(judge_spec)
+        judge = registry.create_judge(judge_spec)
         try:
             return await work(judge)
         finally:
@@ -75,14 +80,17 @@ def check_player(
     rounds: int = 2,
     judge: str = DEFAULT_JUDGE,
     seed: int = 0,
+    registry: Registry | None = None,
 ) -> MatchResult:
     """Build a player with `factory` from `spec`, check it is a `Player`, and play `rounds`
-    rounds of `game` (default: `CHECK_GAME`) in `role` (default: the first), NPCs `random`.
+    rounds of `game` (default: `CHECK_GAME`) in `role` (default: the first), NPCs `random`;
+    the judge and the NPCs come from `registry` (default: the installed plugins).
 
     Fails when the factory does not return a Player, the match errors, the player forfeits
     (it raised, timed out or answered the wrong registers) or its moves are not strings."""
     loaded = _game(game)
     seat = loaded.main_role(role)
+    plugins = _installed(registry)
 
     async def work(judge_: Judge) -> MatchResult:
         player = factory(parse_spec(spec), PlayerContext(judge=judge_, seed=seed, role=seat))
@@ -95,7 +103,7 @@ def check_player(
             SeatSpec(other, "random", main=False) for other in loaded.roles if other != seat
         ]
         match = await build_match(
-            loaded, seats, judge=judge_, registry=Registry.load(), seed=seed, rounds=rounds,
+            loaded, seats, judge=judge_, registry=plugins, seed=seed, rounds=rounds,
             limits=RoundLimits(), policy=MovePolicy(timeout_s=60.0, retries=0),
             match_id=f"arena.testing:{spec}",
         )
@@ -106,7 +114,7 @@ def check_player(
             await close()
         return result
 
-    result = _run(work, judge)
+    result = _run(work, judge, plugins)
     assert result.error is None, f"the match failed: {result.error}"
     score = result.scores[seat]
     assert not score.forfeit, (
@@ -152,26 +160,28 @@ def check_judge(
 
 def check_games(
     entries: Sequence[GameEntry], *, judge: str = DEFAULT_JUDGE, player: str = "random",
-    seed: int = 0,
+    seed: int = 0, registry: Registry | None = None,
 ) -> dict[str, MatchResult]:
     """Load every game entry (a syntax error fails with its caret diagnostic) and play one
-    seeded round with `player` in every role; fails on a runtime error."""
+    seeded round with `player` in every role (built by `registry`, default: the installed
+    plugins); fails on a runtime error."""
     assert entries, "no games to check"
     loaded = [load_entry(entry) for entry in entries]
 
+    plugins = _installed(registry)
+
     async def work(judge_: Judge) -> dict[str, MatchResult]:
-        registry = Registry.load()
         results = {}
         for game in loaded:
             match = await build_match(
-                game, dict.fromkeys(game.roles, player), judge=judge_, registry=registry,
+                game, dict.fromkeys(game.roles, player), judge=judge_, registry=plugins,
                 seed=seed, max_replay=2, match_id=f"arena.testing:{game.name}",
             )
             async with match:
                 results[game.name] = await match.play()
         return results
 
-    results = _run(work, judge)
+    results = _run(work, judge, plugins)
     failed = {name: r.error for name, r in results.items() if r.error is not None}
     assert not failed, f"these games fail at run time: {failed}"
     return results

@@ -56,3 +56,21 @@ def test_a_game_with_a_runtime_error_fails_the_game_check() -> None:
                                    "broken.xgl")
     with pytest.raises(AssertionError, match=r"fail at run time.*broken"):
         check_games([broken])
+
+
+def test_checks_play_with_the_registry_they_are_given() -> None:
+    """An author's own registry (here one with a test judge the installed plugins lack)
+    builds the judge and the NPCs; without it the installed plugins do."""
+    import tests.tournaments.arena_fixtures as fx
+    from arena.players.random_words import create_random_player
+
+    result = check_player(create_random_player, "random", judge="flaky", registry=fx.registry())
+    assert result.error is None
+    games = check_games([GameEntry.from_source(CHECK, "two.xgl")], judge="flaky",
+                        player="sleepy?words=2", registry=fx.registry())
+    assert games["two"].error is None
+    with pytest.raises(Exception, match="flaky"):
+        check_player(create_random_player, "random", judge="flaky")
+
+
+CHECK = 'assign(s="a short story")\nelicit(black, t, 3)\nreward(black, xed(s | t))\n'
