@@ -299,7 +299,7 @@ def parse_tournament(
     has field errors is also checked against the installed plugins (names, spec options,
     games), so the one listing holds everything to fix; a valid one is checked that way
     by `arena.tournaments.prepare`. `games = "scope:NAME"` reads the scope's games from `db`
-    (a URL, None for the default database, or an engine)."""
+    (a URL, None for the default database, or an open `Store`)."""
     problems: list[Problem] = []
     config: TournamentConfig | None = None
     try:

@@ -100,7 +100,7 @@ async def run_demo(
             config, store, registry, concurrency=concurrency, progress=progress,
             source="the demo tournament", snapshots=True,
         )
-        board = await asyncio.to_thread(leaderboard_text, store.engine, [config.name])
+        board = await asyncio.to_thread(leaderboard_text, store, [config.name])
     finally:
         store.close()
     wall = time.perf_counter() - started

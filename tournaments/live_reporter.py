@@ -30,7 +30,6 @@ from arena.storage.live import (
     MatchInFlight,
     RunProgress,
     judge_health,
-    write_live,
 )
 from arena.storage.records import MATCH_ERROR
 from arena.storage.tables import utcnow
@@ -183,7 +182,7 @@ class LiveReporter:
             except Exception:  # statistics are a nicety; never let them stop a run
                 judge = None
         try:
-            await asyncio.to_thread(write_live, self._store.engine, progress, flying, judge)
+            await self._store.write_live.in_thread(progress, flying, judge)
         except Exception as error:  # e.g. the database is busy past its timeout
             self._changed = True
             self._failures += 1

@@ -12,12 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Engine
-
-from arena.storage import MATCH_DONE
-from arena.storage.imports import import_sources, tournament_config, tournament_info
-from arena.storage.queries import stored_matches
-from arena.storage.snapshots import save_rating_snapshot
+from arena.storage import MATCH_DONE, Store
 from arena.tournaments.ratings import MatchRecord
 from arena.tournaments.ratings.leaderboard_text import render_leaderboard
 from arena.tournaments.ratings.outcomes import WIN_SHARE
@@ -32,22 +27,22 @@ from arena.tournaments.ratings.service import (
 from arena.tournaments.records_from_store import check_tournaments, records_from_store
 
 
-def load_inputs(engine: Engine, tournaments: Sequence[str]) -> RatingInputs:
+def load_inputs(store: Store, tournaments: Sequence[str]) -> RatingInputs:
     """Records and conventions of `tournaments` (UnknownNameError for an unknown name)."""
-    names = check_tournaments(engine, tournaments)
+    names = check_tournaments(store, tournaments)
     records: list[MatchRecord] = []
     win_share: set[str] = set()
     points: set[str] = set()
     bases: set[str] = set()
     choices: set[str] = set()
     for name in names:
-        matches = stored_matches(engine, name, status=MATCH_DONE)
+        matches = store.stored_matches(name, status=MATCH_DONE)
         records += records_from_store(matches)
-        sources = import_sources(engine, name)
+        sources = store.import_sources(name)
         points |= {s.point for s in sources} if sources else {"mle"}
         share_runs = {s.run_id for s in sources if s.outcome == WIN_SHARE}
         win_share |= {m.key for m in matches if m.run_id in share_runs}
-        stored = tournament_config(engine, name) or {}
+        stored = store.tournament_config(name) or {}
         base = stored.get("base")
         if isinstance(base, str) and base:
             bases.add(base)
@@ -64,15 +59,15 @@ def load_inputs(engine: Engine, tournaments: Sequence[str]) -> RatingInputs:
 
 
 def rating_rows(
-    engine: Engine, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
+    store: Store, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
 ) -> list[dict[str, Any]]:
     """Leaderboard rows as dicts ``{participant, rating, ci_low, ci_high, rank_low,
     rank_high, n_comparisons, provisional}``, best first."""
-    return compute_ratings(load_inputs(engine, tournaments), options).as_dicts()
+    return compute_ratings(load_inputs(store, tournaments), options).as_dicts()
 
 
 def store_snapshot(
-    engine: Engine,
+    store: Store,
     tournament: str,
     *,
     run_id: int | None = None,
@@ -81,16 +76,16 @@ def store_snapshot(
     """Rate all done matches of `tournament` now and store the result as a snapshot (method
     ``bradley_terry``); returns the snapshot id. Ratings accumulate across runs: each run's
     snapshot covers every match stored so far."""
-    inputs = load_inputs(engine, [tournament])
+    inputs = load_inputs(store, [tournament])
     payload = json.loads(json.dumps(snapshot_payload(inputs, options, run_id)))
-    info = tournament_info(engine, tournament)
+    info = store.tournament_info(tournament)
     ident = None if info is None else info.id
-    return save_rating_snapshot(engine, ident, SNAPSHOT_METHOD, payload)
+    return store.save_rating_snapshot(ident, SNAPSHOT_METHOD, payload)
 
 
 def leaderboard_text(
-    engine: Engine, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
+    store: Store, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
 ) -> str:
     """Rate the stored matches of `tournaments` and render the leaderboard."""
-    inputs = load_inputs(engine, tournaments)
+    inputs = load_inputs(store, tournaments)
     return render_leaderboard(inputs, options, compute_ratings(inputs, options))

@@ -1,4 +1,4 @@
-"""Stored matches (`arena.storage.queries.stored_matches`) as rating records.
+"""Stored matches (`Store.stored_matches`) as rating records.
 
 Only matches stored as ``done`` count (an ``error`` match has no result; it is played again
 on resume). A seat is an NPC exactly when it is not a main seat: in eval mode the main
@@ -13,11 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import Engine
-
 from arena.errors import UnknownNameError
-from arena.storage import MATCH_DONE, StoredMatch, StoredSeat
-from arena.storage.queries import stored_matches, tournament_names
+from arena.storage import MATCH_DONE, Store, StoredMatch, StoredSeat
 from arena.tournaments.ratings.records import MatchRecord, Mode, SeatRecord
 
 
@@ -54,9 +51,9 @@ def records_from_store(matches: Iterable[StoredMatch]) -> list[MatchRecord]:
     return [match_record(m) for m in matches if m.status == MATCH_DONE]
 
 
-def check_tournaments(engine: Engine, tournaments: Sequence[str]) -> list[str]:
+def check_tournaments(store: Store, tournaments: Sequence[str]) -> list[str]:
     """The names, deduplicated in order; UnknownNameError for one that is not stored."""
-    known = tournament_names(engine)
+    known = store.tournament_names()
     out: list[str] = []
     for name in tournaments:
         if name not in known:
@@ -69,9 +66,9 @@ def check_tournaments(engine: Engine, tournaments: Sequence[str]) -> list[str]:
     return out
 
 
-def load_records(engine: Engine, tournaments: Sequence[str]) -> list[MatchRecord]:
+def load_records(store: Store, tournaments: Sequence[str]) -> list[MatchRecord]:
     """Done matches of every named tournament as records (participants matched by name)."""
     records: list[MatchRecord] = []
-    for name in check_tournaments(engine, tournaments):
-        records += records_from_store(stored_matches(engine, name, status=MATCH_DONE))
+    for name in check_tournaments(store, tournaments):
+        records += records_from_store(store.stored_matches(name, status=MATCH_DONE))
     return records

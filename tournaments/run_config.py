@@ -10,7 +10,6 @@ from pathlib import Path
 
 from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store
-from arena.storage.queries import stored_matches
 from arena.tournaments.config import TournamentConfig, load_tournament
 from arena.tournaments.executors.base import create_executor
 from arena.tournaments.executors.engine import RunSummary
@@ -71,7 +70,7 @@ def with_executor(
 def run_notes(store: Store, tournament: str) -> tuple[str, ...]:
     """Warnings about the tournament's matches so far: roles whose every entrant scored
     alike on every map (they measure nothing and are left out of the ratings)."""
-    records = records_from_store(stored_matches(store.engine, tournament, status=MATCH_DONE))
+    records = records_from_store(store.stored_matches(tournament, status=MATCH_DONE))
     return tuple(role.note for role in uninformative_roles(records))
 
 

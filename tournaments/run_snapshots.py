@@ -18,8 +18,6 @@ from types import TracebackType
 
 from arena.errors import ArenaError
 from arena.storage import Store
-from arena.storage.live import live_runs
-from arena.storage.queries import match_counts
 
 log = logging.getLogger(__name__)
 
@@ -34,23 +32,23 @@ def store_final_snapshot(store: Store, tournament: str, run_id: int) -> tuple[st
     from arena.tournaments.rating_store import store_snapshot
 
     try:
-        store_snapshot(store.engine, tournament, run_id=run_id)
+        store_snapshot(store, tournament, run_id=run_id)
     except ArenaError as error:
         return (f"{NO_SNAPSHOT}: {error}",)
     return ()
 
 
 def done_matches(store: Store, tournament: str) -> int:
-    return match_counts(store.engine, tournament).get("done", 0)
+    return store.match_counts(tournament).get("done", 0)
 
 
 def snapshot_now(store: Store, tournament: str) -> int:
     """Store a snapshot of `tournament` attributed to its running run (if any); its id."""
     from arena.tournaments.rating_store import store_snapshot
 
-    running = live_runs(store.engine, running_only=True, tournament=tournament, limit=1)
+    running = store.live_runs(running_only=True, tournament=tournament, limit=1)
     run_id = running[0].progress.run_id if running else None
-    return store_snapshot(store.engine, tournament, run_id=run_id)
+    return store_snapshot(store, tournament, run_id=run_id)
 
 
 class SnapshotTicker:

@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.storage import Database, scopes
-from arena.storage.engine import describe
-from arena.storage.read_only import open_read_only
+from arena.storage import Store
+from arena.storage.scopes import unknown_scope
 
 PREFIX = "scope:"
-DatabaseRef = str | Database | None  # a URL (None: the default database) or an open handle
+DatabaseRef = str | Store | None  # a URL (None: the default database) or an open store
 
 
 @dataclass(frozen=True)
@@ -55,23 +54,21 @@ def _cover_eta(ref: str, query: str) -> float | None:
     return eta
 
 
-def _read(engine: Database, name: str, eta: float | None = None) -> ScopeGames:
-    games = scopes.accepted_games(engine, name)
+def _read(store: Store, name: str, eta: float | None = None) -> ScopeGames:
+    games = store.accepted_scope_games(name)
     if games is None:
-        raise scopes.unknown_scope(name, scopes.scope_names(engine))
+        raise unknown_scope(name, store.scope_names())
     if not games:
         raise ArenaError(
-            f"The scope '{name}' in {describe(engine)} has no games yet; grow it with "
+            f"The scope '{name}' in {store.describe()} has no games yet; grow it with "
             f"`arena scope grow --name {name} --from GAME`."
         )
     if eta is not None:
         from arena.gamespace.scope.report import archive_values, scope_cover
-        from arena.storage import transfers
-
-        found = scopes.scope(engine, name)
+        found = store.scope(name)
         assert found is not None  # accepted_games found it
-        rows = scopes.games(engine, found.id)
-        values = archive_values(rows, transfers.transfers(engine, found.setting_sha256))
+        rows = store.scope_archive(found.id)
+        values = archive_values(rows, store.transfers(found.setting_sha256))
         gamma, _ = scope_cover(rows, values, eta)
         games = [g for g in games if g.sha256 in set(gamma.games)]
     names = Counter(g.name for g in games)
@@ -87,18 +84,18 @@ def scope_games(ref: str, db: DatabaseRef) -> ScopeGames:
     scope (or the database) is not there."""
     name, _, query = ref[len(PREFIX):].partition("?")
     eta = _cover_eta(ref, query)
-    if isinstance(db, Database):
+    if isinstance(db, Store):
         return _read(db, name, eta)
     try:
-        engine = open_read_only(db)
+        store = Store.open_read_only(db)
     except ArenaError as error:
         raise ArenaError(
             f"games = \"{ref}\" needs the database that holds the scope: {error}"
         ) from None
     try:
-        return _read(engine, name, eta)
+        return _read(store, name, eta)
     finally:
-        engine.dispose()
+        store.close()
 
 
 def expand(data: Mapping[str, Any], db: DatabaseRef) -> tuple[dict[str, Any], ScopeGames | None]:

@@ -12,6 +12,7 @@ from arena.storage.engine import (
     StorageError,
     create_db_engine,
     default_db_url,
+    shown_url,
     sqlite_url,
 )
 from arena.storage.migrations import CURRENT_VERSION, migrate
@@ -48,5 +49,6 @@ __all__ = [
     "create_db_engine",
     "default_db_url",
     "migrate",
+    "shown_url",
     "sqlite_url",
 ]

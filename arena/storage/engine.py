@@ -59,6 +59,14 @@ def sqlite_url(path: str | os.PathLike[str]) -> str:
     return f"sqlite:///{Path(path)}"
 
 
+def shown_url(url: str) -> str:
+    """`url` as a person may see it: the password hidden (as given when it does not parse)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url
+
+
 def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 

@@ -29,7 +29,7 @@ from arena.storage import tables as t
 from arena.storage.engine import StorageError, write_engine
 from arena.storage.match_rows import insert_matches
 from arena.storage.records import MATCH_DONE, FinishedMatch, SeatResult
-from arena.storage.repo import IMPORTED_MODE, _find_or_insert, _new_id
+from arena.storage.rows import IMPORTED_MODE, find_or_insert, new_id
 
 IMPORT_DIALECT = "import"
 IMPORT_STATUS = "imported"
@@ -194,7 +194,7 @@ def _save(conn: Connection, batch: ImportBatch) -> ImportResult:
                 return ImportResult(source, created=False)
     now = t.utcnow()
     if row is None:
-        tournament_id = _new_id(
+        tournament_id = new_id(
             conn.execute(
                 TOURNAMENTS.insert(),
                 {"name": batch.tournament, "mode": IMPORTED_MODE,
@@ -203,7 +203,7 @@ def _save(conn: Connection, batch: ImportBatch) -> ImportResult:
         )
     else:
         tournament_id = int(row[0])
-    run_id = _new_id(
+    run_id = new_id(
         conn.execute(
             t.table_of(t.Run).insert(),
             {
@@ -237,7 +237,7 @@ def _finished_matches(
     people: dict[str, int] = {}
     games: dict[str, int] = {}
     maps: dict[tuple[str, str], tuple[int, int]] = {}  # -> (map id, map index in its game)
-    judge_id = _find_or_insert(
+    judge_id = find_or_insert(
         conn, t.table_of(t.JudgeRecord),
         {"spec": spec, "name": "external", "model": "", "revision": "", "dtype": ""},
         {"vocab_size": 0},
@@ -246,14 +246,14 @@ def _finished_matches(
     for m in batch.matches:
         for seat in m.seats:
             if seat.participant not in people:
-                people[seat.participant] = _find_or_insert(
+                people[seat.participant] = find_or_insert(
                     conn, t.table_of(t.Participant),
                     {"name": seat.participant, "spec": spec, "plugin": "import",
                      "plugin_version": ""},
                     {"model": "", "params_json": "{}"},
                 )
         if m.game not in games:
-            games[m.game] = _find_or_insert(
+            games[m.game] = find_or_insert(
                 conn, t.table_of(t.Game),
                 {"name": m.game, "version": IMPORT_DIALECT, "dialect": IMPORT_DIALECT,
                  "code_sha256": ""},
@@ -261,7 +261,7 @@ def _finished_matches(
             )
         if (m.game, m.map_label) not in maps:
             index = sum(1 for game, _ in maps if game == m.game)
-            map_id = _find_or_insert(
+            map_id = find_or_insert(
                 conn, MAPS,
                 {"game_id": games[m.game], "seed": 0, "story_source": MAP_PREFIX + m.map_label},
                 {"stories_json": "{}", "created_at": now},

@@ -1,22 +1,21 @@
 """Writing to the arena database: identity rows (get-or-create), runs, maps and matches.
 
 All methods are synchronous and thread-safe (each opens its own transaction); async code
-calls them through `asyncio.to_thread` or `arena.storage.writer.MatchWriter`. Writes take
+calls them through `asyncio.to_thread`, an operation's `in_thread`, or
+`arena.storage.writer.MatchWriter`. Writes take
 the write lock when they begin (`write_engine`), so a check-then-insert is atomic even
 across processes sharing one SQLite file.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import socket
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, Select, Table, and_, bindparam, select
-from sqlalchemy.engine import Connection, CursorResult
+from sqlalchemy import Engine, Table, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arena.redaction import redact, redact_params
@@ -30,6 +29,8 @@ from arena.storage.engine import (
 )
 from arena.storage.match_rows import insert_matches
 from arena.storage.migrations import migrate, schema_version
+from arena.storage.operations import StoreOperations
+from arena.storage.read_only import open_read_only
 from arena.storage.records import (
     MATCH_DONE,
     FinishedMatch,
@@ -37,13 +38,16 @@ from arena.storage.records import (
     JudgeProvenance,
     ParticipantInfo,
 )
+from arena.storage.rows import IMPORTED_MODE, find_or_insert, new_id
 
 MATCHES = t.table_of(t.Match)
-IMPORTED_MODE = "import"  # the mode of tournaments made by `arena import` (storage.imports)
 
 
-class Store:
-    """The arena database. `Store.open(url)` creates or upgrades the schema."""
+class Store(StoreOperations):
+    """The arena database, and the one door to it: `Store.open(url)` creates or upgrades
+    the schema, `Store.open_read_only(url)` only reads; every operation is a method (those
+    besides match and identity writes are listed in `arena.storage.operations`). `engine`
+    is for storage itself and its tests: no other package touches it."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -69,6 +73,23 @@ class Store:
             engine.dispose()
             raise
         return cls(engine)
+
+    @classmethod
+    def open_read_only(cls, url: str | None = None) -> Store:
+        """The database at `url` for viewing: opened read-only, its schema checked, never
+        migrated (`arena.storage.read_only`); `StorageError` with the fix otherwise."""
+        return cls(open_read_only(url))
+
+    def describe(self) -> str:
+        """The database as a person wrote it (a file's path, or the URL without its
+        password), for messages."""
+        return describe(self.engine)
+
+    @property
+    def url(self) -> str:
+        """The full URL (password included), for a process that opens its own store, e.g.
+        a Ray worker; never shown."""
+        return self.engine.url.render_as_string(hide_password=False)
 
     @property
     def read_only(self) -> bool:
@@ -97,7 +118,7 @@ class Store:
         for _ in range(2):  # the second pass reads rows a concurrent writer inserted
             try:
                 with self._write.begin() as conn:
-                    return [_find_or_insert(conn, table, unique, extra) for unique, extra in rows]
+                    return [find_or_insert(conn, table, unique, extra) for unique, extra in rows]
             except IntegrityError:
                 continue
         raise RuntimeError(f"could not create or find rows of {table.name}")
@@ -111,7 +132,7 @@ class Store:
         for _ in range(2):  # the second pass finds the row a concurrent writer inserted
             try:
                 with self._write.begin() as conn:
-                    ident = _find_or_insert(conn, table, {"name": name}, created)
+                    ident = find_or_insert(conn, table, {"name": name}, created)
                     found = conn.execute(select(table.c.mode).where(table.c.id == ident))
                     if found.scalar() == IMPORTED_MODE:
                         raise StorageError(
@@ -238,7 +259,7 @@ class Store:
                     started_at=t.utcnow(),
                 )
             )
-            return _new_id(result)
+            return new_id(result)
 
     def finish_run(self, run_id: int, status: str) -> None:
         table = t.table_of(t.Run)
@@ -292,26 +313,3 @@ def _require_arena_tables(engine: Engine) -> None:
             f"The database {describe(engine)} holds no arena data yet. Run a tournament into "
             "it first (arena run FILE --db ...), or point --db at the right database."
         )
-
-
-@functools.cache
-def _lookup(table: Table, columns: tuple[str, ...]) -> Select[Any]:
-    """`SELECT id WHERE col = :col AND ...`, built once so its compiled form is cached."""
-    where = and_(*(table.c[name] == bindparam(name) for name in columns))
-    return select(table.c.id).where(where)
-
-
-def _find_or_insert(
-    conn: Connection, table: Table, unique: Mapping[str, Any], extra: Mapping[str, Any]
-) -> int:
-    found = conn.execute(_lookup(table, tuple(unique)), dict(unique)).scalar()
-    if found is not None:
-        return int(found)
-    return _new_id(conn.execute(table.insert(), {**unique, **extra}))
-
-
-def _new_id(result: CursorResult[Any]) -> int:
-    key = result.inserted_primary_key
-    if key is None:
-        raise RuntimeError("the database returned no id for an inserted row")
-    return int(key[0])

@@ -148,9 +148,7 @@ class PlayServer:
         return match
 
     def _stored_error(self, prepared: PreparedTournament) -> str:
-        from arena.storage.queries import stored_matches
-
-        for stored in stored_matches(self.store.engine, prepared.config.name):
+        for stored in self.store.stored_matches(prepared.config.name):
             if stored.error:
                 return str(stored.error)
         return "the match ended with an error"

@@ -74,7 +74,7 @@ def build(directory: Path) -> str:
     asyncio.run(run_file(path, db=db, registry=fx.registry(), snapshot=False))
     store = Store.open(db)
     try:
-        store_snapshot(store.engine, "browser")
+        store_snapshot(store, "browser")
         store_example(store.engine)  # the Transfer page, a hostile game name included
         grow_example(store.engine)  # the Scopes page, likewise
     finally:

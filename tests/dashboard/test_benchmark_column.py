@@ -24,7 +24,7 @@ def test_the_column_is_the_benchmark_score_of_the_tournament(
     board = at.dataframe[0].value
     store = Store.open(arena_db)
     try:
-        expected = benchmark_normalisation(load_inputs(store.engine, ["nightly"]).records)
+        expected = benchmark_normalisation(load_inputs(store, ["nightly"]).records)
     finally:
         store.close()
     shown = dict(zip(board["participant"], board["xent_benchmark"], strict=True))
@@ -37,8 +37,8 @@ def test_an_imported_benchmark_result_shows_the_scripts_scores(
     url = f"sqlite:///{tmp_path / 'bench.db'}"
     store = Store.open(url, create=True)
     try:
-        import_file(store.engine, EDGE, "bench")
-        store_snapshot(store.engine, "bench")
+        import_file(store, EDGE, "bench")
+        store_snapshot(store, "bench")
     finally:
         store.close()
     at = open_app("views/leaderboard.py", {"tournament": "bench"}, url=url)

@@ -58,7 +58,7 @@ def test_the_live_board_is_the_fit_arena_ratings_makes(arena_db: str) -> None:
     engine = open_read_only(arena_db)
     try:
         live = live_board(engine, "nightly").set_index("participant")
-        cli = {r["participant"]: r for r in rating_rows(engine, ["nightly"])}
+        cli = {r["participant"]: r for r in rating_rows(Store(engine), ["nightly"])}
     finally:
         engine.dispose()
     assert set(live.index) == set(cli)

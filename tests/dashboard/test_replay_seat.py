@@ -143,7 +143,7 @@ def test_a_short_key_is_the_same_in_the_cli_the_export_and_the_dashboard(
     assert len(listed) == 2, result.output
     store = Store.open(partners, create=False)
     try:
-        exported = export_tables(store.engine, ["partners"])["matches"]
+        exported = export_tables(store, ["partners"])["matches"]
         total = len(exported)
     finally:
         store.close()

@@ -24,7 +24,7 @@ def test_an_overdue_schedule_warns_that_the_scheduler_is_not_running(
     url = sqlite_url(tmp_path / "arena.db")
     store = Store.open(url)
     try:
-        add_schedule(store.engine, tmp_path / "duel.toml", every=600, name="hourly-duel",
+        add_schedule(store, tmp_path / "duel.toml", every=600, name="hourly-duel",
                      registry=fx.registry())
     finally:
         store.close()

@@ -34,7 +34,7 @@ def db(tmp_path: Path) -> str:
     source.write_text(CSV)
     store = Store.open(url)
     try:
-        import_file(store.engine, source, "ext")
+        import_file(store, source, "ext")
     finally:
         store.close()
     return url
@@ -114,7 +114,7 @@ def test_unknown_format_is_refused_before_writing(db: str, tmp_path: Path) -> No
     assert not out.exists()
     store = Store.open(db)
     with pytest.raises(ConfigError, match="Unknown export format 'xlsx'"):  # the API checks too
-        export_module.export(store.engine, ["ext"], out, "xlsx", DEFAULT_OPTIONS)
+        export_module.export(store, ["ext"], out, "xlsx", DEFAULT_OPTIONS)
     store.close()
     assert not out.exists()
 

@@ -90,7 +90,7 @@ def test_gamebench_import_stores_matches_and_provenance_and_reimport_is_a_no_op(
         # the same bytes under another name are the same source
         copy = tmp_path / "copy.json"
         copy.write_bytes(DATA.read_bytes())
-        assert import_file(store.engine, copy, "gb", "gamebench").created is False
+        assert import_file(store, copy, "gb", "gamebench").created is False
         assert counts(store) == before
     finally:
         store.close()
@@ -98,7 +98,7 @@ def test_gamebench_import_stores_matches_and_provenance_and_reimport_is_a_no_op(
 
 def test_csv_rows_become_head_to_head_and_eval_matches(tmp_path: Path, store: Store) -> None:
     path = write(tmp_path, "results.csv", CSV)
-    result = import_file(store.engine, path, "ext")
+    result = import_file(store, path, "ext")
     assert result.created and result.source.matches == 4 and result.source.outcome == "higher-wins"
     matches = stored_matches(store.engine, "ext")
     by_game = {(m.game, m.mode) for m in matches}
@@ -113,15 +113,15 @@ def test_csv_rows_become_head_to_head_and_eval_matches(tmp_path: Path, store: St
 
 
 def test_a_second_file_adds_a_source_to_the_same_tournament(tmp_path: Path, store: Store) -> None:
-    import_file(store.engine, write(tmp_path, "a.csv", CSV), "ext")
+    import_file(store, write(tmp_path, "a.csv", CSV), "ext")
     more = "game,participant_a,score_a,participant_b,score_b\nduel,carol,1,alice,2\n"
-    import_file(store.engine, write(tmp_path, "b.csv", more), "ext")
+    import_file(store, write(tmp_path, "b.csv", more), "ext")
     assert [s.file for s in import_sources(store.engine, "ext")] == ["a.csv", "b.csv"]
     assert len(stored_matches(store.engine, "ext")) == 5
 
 
 def test_malformed_csv_rows_are_all_reported_and_nothing_is_stored(tmp_path: Path, store: Store) -> None:
-    import_file(store.engine, write(tmp_path, "good.csv", CSV), "ext")
+    import_file(store, write(tmp_path, "good.csv", CSV), "ext")
     before = counts(store)
     bad = (
         "game,participant_a,score_a,participant_b,score_b\n"
@@ -135,7 +135,7 @@ def test_malformed_csv_rows_are_all_reported_and_nothing_is_stored(tmp_path: Pat
     )
     path = write(tmp_path, "bad.csv", bad)
     with pytest.raises(ImportFileError) as caught:
-        import_file(store.engine, path, "ext")
+        import_file(store, path, "ext")
     error = caught.value
     assert [p.line for p in error.problems] == [3, 4, 6, 7, 8]
     message = str(error)
@@ -163,12 +163,12 @@ def test_malformed_jsonl_rows_are_reported_with_their_line(tmp_path: Path, store
     path = write(tmp_path, "r.jsonl", "\n".join(rows) + "\n")
     before = counts(store)
     with pytest.raises(ImportFileError) as caught:
-        import_file(store.engine, path, "ext")
+        import_file(store, path, "ext")
     assert [p.line for p in caught.value.problems] == [3, 4, 5]
     assert "Did you mean 'score_a'?" in str(caught.value)
     assert counts(store) == before
     fixed = write(tmp_path, "ok.jsonl", rows[0] + "\n" + rows[5] + "\n")
-    assert import_file(store.engine, fixed, "ext").source.matches == 2
+    assert import_file(store, fixed, "ext").source.matches == 2
 
 
 def test_malformed_gamebench_objects_name_their_line(tmp_path: Path) -> None:
@@ -191,8 +191,8 @@ def test_duplicate_match_ids_and_bad_headers_are_refused(tmp_path: Path) -> None
 def test_played_and_imported_tournaments_stay_apart(tmp_path: Path, store: Store) -> None:
     store.ensure_tournament("played", "eval", "{}")
     with pytest.raises(StorageError, match="played by `arena run`"):
-        import_file(store.engine, write(tmp_path, "a.csv", CSV), "played")
-    import_file(store.engine, write(tmp_path, "a.csv", CSV), "ext")
+        import_file(store, write(tmp_path, "a.csv", CSV), "played")
+    import_file(store, write(tmp_path, "a.csv", CSV), "ext")
     with pytest.raises(StorageError, match="holds imported results"):
         store.ensure_tournament("ext", "eval", "{}")
     assert len(import_sources(store.engine, "ext")) == 1

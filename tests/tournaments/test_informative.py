@@ -78,7 +78,7 @@ def test_a_run_flags_the_role_and_ratings_leave_it_out(tmp_path: Path) -> None:
     assert note.startswith("partner role alice measures nothing with NPC(s) bob=deaf")
     store = Store.open(db)
     try:
-        inputs = load_inputs(store.engine, ["partners"])
+        inputs = load_inputs(store, ["partners"])
     finally:
         store.close()
     assert [(u.game, u.role) for u in uninformative(inputs)] == [("partner", "alice")]

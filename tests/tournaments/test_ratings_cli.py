@@ -135,7 +135,7 @@ def test_ratings_agree_with_the_stored_matches(mini: str) -> None:
     store = Store.open(mini)
     try:
         stored = stored_matches(store.engine, "mini")
-        inputs = load_inputs(store.engine, ["mini"])
+        inputs = load_inputs(store, ["mini"])
     finally:
         store.close()
     # two runs of one file: the second stored nothing new, the matches are those of one run
@@ -191,7 +191,7 @@ def test_tournaments_merge_by_participant_name(mini: str, tmp_path: Path) -> Non
     )
     store = Store.open(mini)
     try:
-        import_file(store.engine, extra, "mini-ext")
+        import_file(store, extra, "mini-ext")
     finally:
         store.close()
     args = ["ratings", "-t", "mini", "-t", "mini-ext", "--db", mini, "--resamples", "50"]
@@ -222,7 +222,7 @@ def test_scores_give_catch_up_the_xent_measure_and_reference(mini: str) -> None:
     assert flagged <= played
     store = Store.open(mini)
     try:
-        inputs = load_inputs(store.engine, ["mini"])
+        inputs = load_inputs(store, ["mini"])
     finally:
         store.close()
     direct = normalised_scores(inputs)
@@ -245,7 +245,7 @@ def test_scores_offer_the_papers_narms_and_reference_normalisations(mini: str) -
     assert report["method"] == "narms" and report["threshold"] == {"theta": 0.5, "m": 2}
     store = Store.open(mini)
     try:
-        inputs = load_inputs(store.engine, ["mini"])
+        inputs = load_inputs(store, ["mini"])
     finally:
         store.close()
     cells = catch_up_normalisation(list(inputs.records), "beta", None, ThresholdSpec(0.5, 2))

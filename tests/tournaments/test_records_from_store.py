@@ -44,7 +44,7 @@ async def test_eval_records_have_one_rated_main_seat_and_npc_seats(tmp_path: Pat
     store = Store.open(db)
     try:
         stored = stored_matches(store.engine, "small")
-        records = load_records(store.engine, ["small"])
+        records = load_records(store, ["small"])
     finally:
         store.close()
     assert len(records) == len(stored) == 12
@@ -67,7 +67,7 @@ async def test_head_to_head_records_rate_every_seat(tmp_path: Path, registry: Re
     await run_file(fx.tournament_file(tmp_path, HEAD_TO_HEAD), db=db, registry=registry)
     store = Store.open(db)
     try:
-        records = load_records(store.engine, ["h2h"])
+        records = load_records(store, ["h2h"])
     finally:
         store.close()
     assert len(records) == 2
@@ -83,7 +83,7 @@ def test_error_matches_are_left_out_and_missing_scores_are_forfeits(tmp_path: Pa
         csv = "game,participant_a,score_a,participant_b,score_b\nduel,x,1.5,y,forfeit\nsolo,x,2,,\n"
         path = tmp_path / "r.csv"
         path.write_text(csv)
-        import_file(store.engine, path, "ext")
+        import_file(store, path, "ext")
         stored = stored_matches(store.engine, "ext")
     finally:
         store.close()
@@ -100,7 +100,7 @@ def test_unknown_tournaments_are_named_with_the_known_ones(tmp_path: Path) -> No
     try:
         store.ensure_tournament("small", "eval", "{}")
         with pytest.raises(UnknownNameError, match="Did you mean 'small'"):
-            load_records(store.engine, ["smal"])
-        assert load_records(store.engine, ["small", "small"]) == []
+            load_records(store, ["smal"])
+        assert load_records(store, ["small", "small"]) == []
     finally:
         store.close()

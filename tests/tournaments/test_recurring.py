@@ -143,7 +143,7 @@ async def test_each_run_adds_matches_and_a_snapshot_and_a_held_lease_blocks_it(t
     path = fx.tournament_file(tmp_path, fx.SMALL)
     db = sqlite_url(tmp_path / "r.db")
     store = Store.open(db)
-    add_schedule(store.engine, path, every=3600, registry=registry)
+    add_schedule(store, path, every=3600, registry=registry)
     first = await run_schedule(store, "small", registry=registry, owner="me", trigger=MANUAL)
     second = await run_schedule(store, "small", registry=registry, owner="me", trigger=MANUAL)
     assert first is not None and second is not None
@@ -172,7 +172,7 @@ async def test_each_run_adds_matches_and_a_snapshot_and_a_held_lease_blocks_it(t
 async def test_a_run_that_fails_is_recorded_with_its_error(tmp_path: Path, registry: Registry) -> None:
     path = fx.tournament_file(tmp_path, fx.SMALL)
     store = Store.open(sqlite_url(tmp_path / "f.db"))
-    add_schedule(store.engine, path, every=3600, registry=registry)
+    add_schedule(store, path, every=3600, registry=registry)
     path.write_text(fx.SMALL.replace("maps = 2", "maps = 0"), encoding="utf-8")  # edited later
     failed = await run_schedule(store, "small", registry=registry, owner="me")
     assert failed is not None and failed.status == "failed"
@@ -185,8 +185,8 @@ async def test_a_fire_time_missed_while_no_scheduler_ran_is_caught_up_once(tmp_p
     path = fx.tournament_file(tmp_path, fx.SMALL)
     store = Store.open(sqlite_url(tmp_path / "m.db"))
     leap_day = "0 3 29 2 *"  # fires once in four years: never during the test by itself
-    add_schedule(store.engine, path, cron=leap_day, registry=registry)
-    add_schedule(store.engine, path, cron=leap_day, name="on-time", registry=registry)
+    add_schedule(store, path, cron=leap_day, registry=registry)
+    add_schedule(store, path, cron=leap_day, name="on-time", registry=registry)
     passed = datetime.now(UTC) - timedelta(hours=1)
     mark_schedule_run(store.engine, "small", passed - timedelta(days=1), passed)
     service = SchedulerService(store, registry, sync_s=0.2)
@@ -249,7 +249,7 @@ def test_scheduler_processes_run_on_time_survive_restarts_and_never_overlap(tmp_
     try:
         processes.append(first := start_scheduler(db))
         time.sleep(0.5)
-        add_schedule(store.engine, path, every=1, registry=registry)  # picked up while running
+        add_schedule(store, path, every=1, registry=registry)  # picked up while running
         wait_for(store, 1, "running", after=wait_for(store, 2))  # 2 runs done, a third going
         stop(first)
         before = schedule_runs(store.engine, "small")

@@ -38,7 +38,7 @@ async def test_a_snapshot_stores_draws_that_reproduce_its_intervals(tmp_path: Pa
     await run_file(fx.tournament_file(tmp_path, fx.SMALL), db=db, registry=fx.registry())
     store = Store.open(db)
     try:
-        store_snapshot(store.engine, "small")
+        store_snapshot(store, "small")
         (snap,) = rating_snapshots(store.engine, "small")
     finally:
         store.close()

@@ -9,7 +9,6 @@ command line, so a password in it never shows in the process list.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import socket
@@ -100,14 +99,6 @@ def stop_child(child: subprocess.Popen[bytes]) -> None:
         child.wait()
 
 
-def shown_url(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    with contextlib.suppress(Exception):
-        return make_url(url).render_as_string(hide_password=True)
-    return url
-
-
 @dashboard_app.command("dashboard")
 def dashboard_command(
     db: Annotated[
@@ -133,8 +124,7 @@ def dashboard_command(
 ) -> None:
     """Serve the live dashboard (read-only) over an arena database; Ctrl-C or SIGTERM
     stops it and its Streamlit server (and the play page, with --play)."""
-    from arena.storage import DB_ENV, Store, default_db_url
-    from arena.storage.read_only import open_read_only
+    from arena.storage import DB_ENV, Store, default_db_url, shown_url
 
     if play:  # a bad play option is told before anything else is checked
         from arena.tournaments.play_server_cli import check_token
@@ -150,7 +140,7 @@ def dashboard_command(
     url = db or default_db_url()
     if upgrade:
         Store.open(url).close()
-    open_read_only(url).dispose()  # a clear error now, before any server starts
+    Store.open_read_only(url).close()  # a clear error now, before any server starts
     check_port(host, port)
     player = None
     if play:  # its own server and port: the dashboard's pages never write

@@ -134,7 +134,7 @@ def ratings_command(
     )
     store = _open(db)
     try:
-        inputs = load_inputs(store.engine, tournament)
+        inputs = load_inputs(store, tournament)
     finally:
         store.close()
     if vs is not None:
@@ -320,7 +320,7 @@ def scores_command(
 
     store = _open(db)
     try:
-        inputs = load_inputs(store.engine, tournament)
+        inputs = load_inputs(store, tournament)
     finally:
         store.close()
     edges = [10.0 * i / bins for i in range(bins + 1)]
@@ -354,7 +354,7 @@ def export_command(
     options = _options(scale, point, resamples, seed)
     store = _open(db)
     try:
-        written = export(store.engine, tournament, out, fmt, options)
+        written = export(store, tournament, out, fmt, options)
     finally:
         store.close()
     for path in written:
@@ -419,9 +419,9 @@ def import_command(
     store = _open(db, create=True)
     try:
         store.require_writable("`arena import` stores the file's matches in it")
-        result = import_parsed(store.engine, parsed, tournament)
+        result = import_parsed(store, parsed, tournament)
         if result.created:
-            store_snapshot(store.engine, tournament, run_id=result.source.run_id)
+            store_snapshot(store, tournament, run_id=result.source.run_id)
     finally:
         store.close()
     src = result.source

@@ -126,16 +126,15 @@ def matches_command(
     """List a tournament's stored matches."""
     from arena.storage import Store
     from arena.storage.match_keys import short_key
-    from arena.storage.queries import match_counts, stored_matches, tournament_names
 
     store = Store.open(db, create=False)
     try:
-        found = stored_matches(store.engine, tournament, status=status, limit=limit)
-        counts = match_counts(store.engine, tournament)
-        if not found and tournament not in tournament_names(store.engine):
+        found = store.stored_matches(tournament, status=status, limit=limit)
+        counts = store.match_counts(tournament)
+        if not found and tournament not in store.tournament_names():
             from arena.errors import UnknownNameError
 
-            raise UnknownNameError("tournament", tournament, tournament_names(store.engine))
+            raise UnknownNameError("tournament", tournament, store.tournament_names())
     finally:
         store.close()
     if not found:

@@ -23,12 +23,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from sqlalchemy import Engine
-
 from arena.errors import ConfigError, MissingExtraError, did_you_mean
-from arena.storage.imports import import_sources, map_labels
+from arena.storage import Store
 from arena.storage.match_keys import short_key
-from arena.storage.queries import stored_matches
 from arena.tournaments.rating_store import load_inputs
 from arena.tournaments.ratings.service import (
     DEFAULT_OPTIONS,
@@ -60,16 +57,16 @@ Rows = list[dict[str, Any]]
 
 
 def export_tables(
-    engine: Engine, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
+    store: Store, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
 ) -> dict[str, Rows]:
     """The three tables (``matches``, ``seats``, ``ratings``) as lists of row dicts."""
-    names = check_tournaments(engine, tournaments)
+    names = check_tournaments(store, tournaments)
     matches: Rows = []
     seats: Rows = []
     for name in names:
-        found = stored_matches(engine, name)
-        sources = {s.run_id: s for s in import_sources(engine, name)}
-        labels = map_labels(engine, [m.map_id for m in found]) if sources else {}
+        found = store.stored_matches(name)
+        sources = {s.run_id: s for s in store.import_sources(name)}
+        labels = store.map_labels([m.map_id for m in found]) if sources else {}
         for m in found:
             source = sources.get(m.run_id)
             matches.append(
@@ -97,7 +94,7 @@ def export_tables(
                 }
                 for s in m.seats
             ]
-    inputs = load_inputs(engine, names)
+    inputs = load_inputs(store, names)
     point = resolved_point(inputs, options)
     ratings = [
         {**row, "scale": options.scale, "point": point}
@@ -191,7 +188,7 @@ def write_tables(tables: Mapping[str, Rows], out: str | Path, fmt: str) -> list[
 
 
 def export(
-    engine: Engine,
+    store: Store,
     tournaments: Sequence[str],
     out: str | Path,
     fmt: str = "csv",
@@ -203,4 +200,4 @@ def export(
     if fmt == "parquet":
         require_pyarrow()
     output_folder(out)
-    return write_tables(export_tables(engine, tournaments, options), out, fmt)
+    return write_tables(export_tables(store, tournaments, options), out, fmt)

@@ -26,17 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
-
 from arena import __version__
 from arena.errors import ConfigError, did_you_mean
 from arena.specs import NAME_RE
+from arena.storage import Store
 from arena.storage.imports import (
     ImportBatch,
     ImportedMatch,
     ImportedSeat,
     ImportResult,
-    save_import,
 )
 from arena.tournaments.exchange.formats import FORMATS, ImportFormat, detect_format
 from arena.tournaments.exchange.xent_results import read_xent_results
@@ -424,7 +422,7 @@ def _json(text: str, where: Path) -> object:
         ) from None
 
 
-def import_parsed(engine: Engine, parsed: ParsedFile, tournament: str) -> ImportResult:
+def import_parsed(store: Store, parsed: ParsedFile, tournament: str) -> ImportResult:
     """Store a validated file as (part of) tournament `tournament`, unless it is there."""
     if not NAME_RE.fullmatch(tournament):
         raise ConfigError(
@@ -434,7 +432,7 @@ def import_parsed(engine: Engine, parsed: ParsedFile, tournament: str) -> Import
         tournament, parsed.file, parsed.sha256, parsed.format, parsed.outcome, parsed.point,
         parsed.matches, __version__,
     )
-    result = save_import(engine, batch)
+    result = store.save_import(batch)
     if not result.created and result.source.outcome != parsed.outcome:
         raise ConfigError(
             f"'{parsed.file}' is already in tournament '{tournament}' with outcome rule "
@@ -445,11 +443,11 @@ def import_parsed(engine: Engine, parsed: ParsedFile, tournament: str) -> Import
 
 
 def import_file(
-    engine: Engine,
+    store: Store,
     path: str | Path,
     tournament: str,
     fmt: str | None = None,
     outcome: str | None = None,
 ) -> ImportResult:
     """Validate `path` and store it as (part of) tournament `tournament`."""
-    return import_parsed(engine, parse_file(path, fmt, outcome), tournament)
+    return import_parsed(store, parse_file(path, fmt, outcome), tournament)

@@ -46,9 +46,7 @@ from arena.storage import (
     StorageError,
     Store,
     claims,
-    queries,
 )
-from arena.storage.abandoned_runs import interrupt_abandoned_runs
 from arena.tournaments.live_reporter import LiveReporter
 from arena.tournaments.match_task import EventHook, MatchContext, judge_backend, play_plan
 from arena.tournaments.pairings import MatchPlan
@@ -120,9 +118,7 @@ class ClaimBook:
                 wanted = [k for k in self._keys[start:] if k not in self._asked][: self._chunk]
                 self._asked.update(wanted)
                 self._in_flight = asyncio.create_task(
-                    asyncio.to_thread(
-                        claims.claim, self._store.engine, self._tournament_id, self._run_id, wanted
-                    )
+                    self._store.claim_matches.in_thread(self._tournament_id, self._run_id, wanted)
                 )
                 # Shielded: a cancelled run must not leave the claiming thread to commit
                 # after the run has released its claims (see `settle`).
@@ -166,7 +162,7 @@ def _read_only_summary(store: Store, tournament: PreparedTournament) -> RunSumma
     stored is reported as done without recording a run; one with matches still to play is
     refused before anything starts."""
     name = tournament.config.name
-    found = queries.tournament_id(store.engine, name)
+    found = store.tournament_id(name)
     done = store.done_keys(found) if found is not None else set()
     pending = sum(p.key not in done for p in tournament.plans)
     if pending:
@@ -184,8 +180,8 @@ def _setup(store: Store, tournament: PreparedTournament, judge: Judge) -> _Setup
     tournament_id = store.ensure_tournament(
         config.name, config.mode, redact(config.model_dump_json(by_alias=True))
     )
-    abandoned = tuple(interrupt_abandoned_runs(store.engine, tournament_id))
-    claims.release_runs(store.engine, abandoned)  # a killed driver's matches are free now
+    abandoned = tuple(store.interrupt_abandoned_runs(tournament_id))
+    store.release_runs_claims(abandoned)  # a killed driver's matches are free now
     people = list(tournament.participants)
     participant_ids = store.ensure_participants([tournament.participants[n] for n in people])
     labels = list(tournament.games)
@@ -405,7 +401,7 @@ async def run_tournament(
         live.finish(summary.status)
         await asyncio.shield(live.close())
         await asyncio.shield(book.settle())
-        await asyncio.shield(asyncio.to_thread(claims.release, store.engine, run_id))
+        await asyncio.shield(store.release_claims.in_thread(run_id))
         await asyncio.shield(asyncio.to_thread(store.finish_run, run_id, summary.status))
     return summary
 
@@ -415,4 +411,4 @@ async def _renew_claims(store: Store, run_id: int) -> None:
     while True:
         await asyncio.sleep(claims.CLAIM_TTL_S / 3)
         with contextlib.suppress(Exception):
-            await asyncio.to_thread(claims.renew, store.engine, run_id)
+            await store.renew_claims.in_thread(run_id)

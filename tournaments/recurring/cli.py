@@ -66,7 +66,7 @@ def add_command(
     store = Store.open(db)
     try:
         record = add_schedule(
-            store.engine, file, cron=cron, every=every, name=name, seeds=seeds,
+            store, file, cron=cron, every=every, name=name, seeds=seeds,
             timezone=timezone, concurrency=concurrency, replace=replace,
             registry=registry_of(ctx),
         )
@@ -95,14 +95,12 @@ SCHEDULE_HEADER = ("schedule", "when", "tournament file", "last run", "next run"
 def list_command(db: DbOption = None) -> None:
     """List the schedules with their last run and next run times."""
     from arena.storage import Store
-    from arena.storage.schedule_runs import schedule_runs
-    from arena.storage.schedules import schedules
     from arena.tournaments.recurring.schedules import describe_trigger, next_run_time
 
     store = Store.open(db, create=False)
     try:
-        found = schedules(store.engine)
-        last = {s.name: schedule_runs(store.engine, s.name, limit=1) for s in found}
+        found = store.schedules()
+        last = {s.name: store.schedule_runs(s.name, limit=1) for s in found}
     finally:
         store.close()
     if not found:
@@ -131,7 +129,7 @@ def remove_command(
 
     store = Store.open(db, create=False)
     try:
-        remove_schedule(store.engine, name)
+        remove_schedule(store, name)
     finally:
         store.close()
     typer.echo(f"schedule '{name}' removed.")

@@ -29,16 +29,8 @@ from arena.plugins.registry import Registry
 from arena.redaction import redact
 from arena.runtime.seeds import derive_seed
 from arena.storage import Store
-from arena.storage.schedule_runs import (
-    ScheduleRunRecord,
-    acquire_lease,
-    finish_schedule_run,
-    release_lease,
-    renew_lease,
-    schedule_runs,
-    start_schedule_run,
-)
-from arena.storage.schedules import ScheduleRecord, mark_schedule_run
+from arena.storage.schedule_runs import ScheduleRunRecord
+from arena.storage.schedules import ScheduleRecord
 from arena.storage.tables import utcnow
 from arena.tournaments.config import TournamentConfig, load_tournament
 from arena.tournaments.executors.engine import RunSummary
@@ -77,8 +69,8 @@ class _Plan:
 
 
 def _plan(store: Store, record: ScheduleRecord) -> _Plan:
-    config = load_tournament(record.tournament_file, db=store.engine)
-    previous = schedule_runs(store.engine, record.name)
+    config = load_tournament(record.tournament_file, db=store)
+    previous = store.schedule_runs(record.name)
     seed = run_seed(config.seed, str(record.args.get("seeds", "fresh")), previous)
     return _Plan(config.model_copy(update={"seed": seed}), seed)
 
@@ -87,14 +79,14 @@ def _plan(store: Store, record: ScheduleRecord) -> _Plan:
 async def _leased(store: Store, name: str, owner: str, lease_s: float) -> AsyncIterator[bool]:
     """Hold the schedule's lease (renewed in the background) for the block; yields False
     without running anything when another process holds it."""
-    if not await asyncio.to_thread(acquire_lease, store.engine, name, owner, lease_s):
+    if not await store.acquire_lease.in_thread(name, owner, lease_s):
         yield False
         return
 
     async def renew() -> None:
         while True:
             await asyncio.sleep(lease_s / 3)
-            if not await asyncio.to_thread(renew_lease, store.engine, name, owner, lease_s):
+            if not await store.renew_lease.in_thread(name, owner, lease_s):
                 log.warning("schedule %s: lost its lease while running", name)
 
     renewing = asyncio.create_task(renew())
@@ -104,7 +96,7 @@ async def _leased(store: Store, name: str, owner: str, lease_s: float) -> AsyncI
         renewing.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await renewing
-        await asyncio.shield(asyncio.to_thread(release_lease, store.engine, name, owner))
+        await asyncio.shield(store.release_lease.in_thread(name, owner))
 
 
 async def run_schedule(
@@ -118,7 +110,7 @@ async def run_schedule(
 ) -> ScheduleRunRecord | None:
     """Run schedule `name` once unless another process is running it (then None); returns
     the stored record of the run. `UnknownNameError` when there is no such schedule."""
-    record = await asyncio.to_thread(find_schedule, store.engine, name)
+    record = await asyncio.to_thread(find_schedule, store, name)
     async with _leased(store, name, owner, lease_s) as held:
         if not held:
             log.info("schedule %s: already running in another process; not started", name)
@@ -130,15 +122,15 @@ async def run_schedule(
 async def _run(
     store: Store, record: ScheduleRecord, registry: Registry, owner: str, trigger: str
 ) -> ScheduleRunRecord:
-    engine, name = store.engine, record.name
+    name = record.name
     started = utcnow()
     try:
         plan = await asyncio.to_thread(_plan, store, record)
     except ArenaError as error:  # e.g. the file was edited into a broken state
-        run_id = await asyncio.to_thread(start_schedule_run, engine, name, owner, trigger, 0)
-        await asyncio.to_thread(finish_schedule_run, engine, run_id, "failed", error=str(error))
+        run_id = await store.start_schedule_run.in_thread(name, owner, trigger, 0)
+        await store.finish_schedule_run.in_thread(run_id, "failed", error=str(error))
         return await _stored(store, run_id)
-    run_id = await asyncio.to_thread(start_schedule_run, engine, name, owner, trigger, plan.seed)
+    run_id = await store.start_schedule_run.in_thread(name, owner, trigger, plan.seed)
     log.info("schedule %s: run %d started (seed %d)", name, run_id, plan.seed)
     summary: RunSummary | None = None
     try:
@@ -148,32 +140,28 @@ async def _run(
             source=record.tournament_file,
         )
         snapshot = await asyncio.to_thread(
-            store_snapshot, engine, plan.config.name, run_id=summary.run_id
+            store_snapshot, store, plan.config.name, run_id=summary.run_id
         )
         status = DONE if summary.status == "done" and not summary.errors else "incomplete"
-        await asyncio.to_thread(
-            finish_schedule_run, engine, run_id, status, tournament_run_id=summary.run_id,
+        await store.finish_schedule_run.in_thread(
+            run_id, status, tournament_run_id=summary.run_id,
             snapshot_id=snapshot, written=summary.written,
         )
     except asyncio.CancelledError:
-        await asyncio.shield(
-            asyncio.to_thread(finish_schedule_run, engine, run_id, "interrupted")
-        )
+        await asyncio.shield(store.finish_schedule_run.in_thread(run_id, "interrupted"))
         raise
     except Exception as error:  # recorded; the scheduler goes on with other runs
         log.exception("schedule %s: run %d failed", name, run_id)
         text = redact(f"{type(error).__name__}: {error}")
-        await asyncio.to_thread(
-            finish_schedule_run, engine, run_id, "failed",
+        await store.finish_schedule_run.in_thread(
+            run_id, "failed",
             tournament_run_id=None if summary is None else summary.run_id, error=text,
         )
     finished = utcnow()
-    await asyncio.to_thread(
-        mark_schedule_run, engine, name, started, next_run_time(record, finished)
-    )
+    await store.mark_schedule_run.in_thread(name, started, next_run_time(record, finished))
     return await _stored(store, run_id)
 
 
 async def _stored(store: Store, run_id: int) -> ScheduleRunRecord:
-    (found,) = await asyncio.to_thread(schedule_runs, store.engine, run_id=run_id)
+    (found,) = await store.schedule_runs.in_thread(run_id=run_id)
     return found

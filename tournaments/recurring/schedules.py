@@ -24,12 +24,12 @@ from typing import Any, Literal, get_args
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlalchemy import Engine
 
 from arena.errors import ArenaError, UnknownNameError
 from arena.plugins.registry import Registry
 from arena.specs import NAME_RE
-from arena.storage.schedules import ScheduleRecord, delete_schedule, save_schedule, schedules
+from arena.storage import Store
+from arena.storage.schedules import ScheduleRecord
 from arena.tournaments.config import load_tournament
 from arena.tournaments.prepare import prepare_tournament
 
@@ -164,8 +164,8 @@ def next_run_time(record: ScheduleRecord, now: datetime) -> datetime | None:
     return fire
 
 
-def find_schedule(engine: Engine, name: str) -> ScheduleRecord:
-    found = {s.name: s for s in schedules(engine)}
+def find_schedule(store: Store, name: str) -> ScheduleRecord:
+    found = {s.name: s for s in store.schedules()}
     if name not in found:
         raise UnknownNameError(
             "schedule", name, found, "Run `arena schedule list` to see the schedules."
@@ -174,7 +174,7 @@ def find_schedule(engine: Engine, name: str) -> ScheduleRecord:
 
 
 def add_schedule(
-    engine: Engine,
+    store: Store,
     file: str | Path,
     *,
     cron: str | None = None,
@@ -199,7 +199,7 @@ def add_schedule(
     else:
         interval_trigger(float(every or 0), timezone)
     path = Path(file).expanduser().resolve()
-    config = load_tournament(path, db=engine)  # a scope:NAME reads the schedule's database
+    config = load_tournament(path, db=store)  # a scope:NAME reads the schedule's database
     prepare_tournament(config, registry, str(path))
     label = name or config.name
     if not NAME_RE.fullmatch(label):
@@ -207,7 +207,7 @@ def add_schedule(
             f"The schedule name {label[:80]!r} may hold only letters, digits, '_', '.' and "
             "'-'. Pass e.g. --name nightly."
         )
-    if not replace and any(s.name == label for s in schedules(engine)):
+    if not replace and any(s.name == label for s in store.schedules()):
         raise ScheduleError(
             f"A schedule named '{label}' already exists. Pass --replace to change it, "
             "--name to add another one, or `arena schedule remove " + label + "` first."
@@ -217,14 +217,14 @@ def add_schedule(
         args["timezone"] = timezone
     if concurrency:
         args["concurrency"] = concurrency
-    save_schedule(
-        engine, label, cron or "", str(path), args,
+    store.save_schedule(
+        label, cron or "", str(path), args,
         interval_s=None if every is None else float(every),
     )
-    return find_schedule(engine, label)
+    return find_schedule(store, label)
 
 
-def remove_schedule(engine: Engine, name: str) -> None:
+def remove_schedule(store: Store, name: str) -> None:
     """Delete a schedule (its past runs, matches and snapshots stay)."""
-    find_schedule(engine, name)
-    delete_schedule(engine, name)
+    find_schedule(store, name)
+    store.delete_schedule(name)

@@ -32,9 +32,7 @@ from apscheduler.triggers.base import BaseTrigger
 from arena.errors import ArenaError
 from arena.plugins.registry import Registry
 from arena.storage import Store
-from arena.storage.live import write_scheduler_beat
-from arena.storage.schedule_runs import note_next_run
-from arena.storage.schedules import ScheduleRecord, schedules
+from arena.storage.schedules import ScheduleRecord
 from arena.storage.tables import utcnow
 from arena.tournaments.recurring.runner import LEASE_S, SCHEDULED, process_owner, run_schedule
 from arena.tournaments.recurring.schedules import describe_trigger, trigger_for
@@ -93,14 +91,14 @@ class SchedulerService:
 
     async def _beat(self, status: str) -> None:
         """This process's heartbeat for dashboards (next fire times are in the schedules)."""
-        await asyncio.to_thread(
-            write_scheduler_beat, self.store.engine, self.owner, status=status,
+        await self.store.write_scheduler_beat.in_thread(
+            self.owner, status=status,
             schedules=len(self._jobs), running=len(self._active), started_at=self._started,
         )
 
     async def sync(self) -> None:
         """Bring the jobs in line with the schedules table."""
-        found = await asyncio.to_thread(schedules, self.store.engine)
+        found = await self.store.schedules.in_thread()
         wanted = {s.name: s for s in found if s.enabled}
         for name in list(self._jobs):
             if name not in wanted:
@@ -122,7 +120,7 @@ class SchedulerService:
                 self._add_job(record, trigger)
             self._jobs[name] = fingerprint
             upcoming = getattr(self._scheduler.get_job(name), "next_run_time", None)
-            await asyncio.to_thread(note_next_run, self.store.engine, name, upcoming)
+            await self.store.note_next_run.in_thread(name, upcoming)
             log.info("schedule %s: %s, next run %s", name, describe_trigger(record), upcoming)
 
     def _add_job(self, record: ScheduleRecord, trigger: BaseTrigger) -> None:
