@@ -126,6 +126,16 @@ def load_game_text(
     return load_entry(entry, dialect=dialect, name=name, limits=limits)
 
 
+def game_from_view(view: GameView) -> LoadedGame:
+    """The game a `GameView` shows, loaded again (the inverse of `LoadedGame.view`): what a
+    contract that carries a game as plain data (`arena.protocols.finetune`) is read back
+    with."""
+    loaded = load_game_text(
+        view.code, f"{view.name}.{view.dialect}", dialect=view.dialect, name=view.name
+    )
+    return loaded if loaded.version == view.version else replace(loaded, version=view.version)
+
+
 def load_game_ref(
     ref: str,
     registry: Registry,

@@ -76,7 +76,7 @@ async def part_steps(args: argparse.Namespace) -> dict[str, float]:
             gains, tokens, started = [], 0, time.perf_counter()
             for seed in range(args.runs):
                 result = await tuner.finetune(FineTuneRequest(
-                    player, game, judge, 10**12, seed, folder / f"s{steps}-{seed}", registry,
+                    player, game.view, judge, 10**12, seed, folder / f"s{steps}-{seed}",
                     max_steps=steps,
                 ))
                 after = await game_scores(result.player, game, judge=judge, registry=registry,

@@ -50,7 +50,7 @@ async def finetune_rate(
     tuner = registry.create_finetuner(f"{args.finetuner}{joiner}device={device}")
     with tempfile.TemporaryDirectory() as folder:
         request = FineTuneRequest(
-            player, game, judge, args.finetune_budget, args.seed, Path(folder) / "tuned", registry
+            player, game.view, judge, args.finetune_budget, args.seed, Path(folder) / "tuned"
         )
         return await tuner.finetune(request)
 

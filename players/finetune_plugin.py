@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from arena.plugins.hookspecs import hookimpl
 from arena.plugins.plugin_types import FineTunerEntry
+from arena.plugins.registry import Registry
 from arena.specs import Spec
 
 
-def _make_reinforce(spec: Spec) -> object:
+def _make_reinforce(spec: Spec, registry: Registry) -> object:
     from arena.players.reinforce import create_reinforce  # torch is imported only when tuning
 
-    return create_reinforce(spec)
+    return create_reinforce(spec, registry)
 
 
 @hookimpl

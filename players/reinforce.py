@@ -46,7 +46,14 @@ from typing import Any
 from arena.errors import ConfigError, GameRuntimeError
 from arena.gamespace.transfer.credit import CREDITS, Credit, elicit_credits
 from arena.gamespace.transfer.evaluate import train_map_seed
-from arena.match_setup import ANALYSIS_POLICY, LoadedGame, SeatSpec, build_match, resolve_game_map
+from arena.match_setup import (
+    ANALYSIS_POLICY,
+    LoadedGame,
+    SeatSpec,
+    build_match,
+    game_from_view,
+    resolve_game_map,
+)
 from arena.players.hf_player import HFSettings, _Loaded, parse_settings, read_model, require_torch
 from arena.players.policy_recorder import RecordedMove, RecordingHFPlayer, Segment
 from arena.plugins.registry import Registry
@@ -137,10 +144,12 @@ class _Episode:
 
 
 class Reinforce:
-    """REINFORCE with a baseline; see the module docstring."""
+    """REINFORCE with a baseline; see the module docstring. `registry` builds the players
+    of the game's other roles (the frozen base player or `opponent`)."""
 
-    def __init__(self, settings: ReinforceSettings) -> None:
+    def __init__(self, settings: ReinforceSettings, registry: Registry) -> None:
         self.settings = settings
+        self.registry = registry
 
     async def finetune(self, request: FineTuneRequest) -> FineTuneResult:
         base = _player_spec(request.player)
@@ -156,9 +165,9 @@ class Reinforce:
         optimiser = torch.optim.AdamW(
             loaded.model.parameters(), lr=s.lr, weight_decay=s.weight_decay
         )
-        main = request.game.main_role(None)
-        others = [r for r in request.game.roles if r != main]
-        registry = request.registry or (Registry.load() if others else None)
+        game = game_from_view(request.game)
+        main = game.main_role(None)
+        others = [r for r in game.roles if r != main]
         opponent = s.opponent or request.player
         tokens, steps, episode, curve = 0, 0, 0, []
         history: list[float] = []
@@ -168,14 +177,14 @@ class Reinforce:
             batch = []
             for _ in range(s.batch):
                 played = await _play(
-                    request.game, main, others, opponent, policy, loaded, request, registry,
+                    game, main, others, opponent, policy, loaded, request, self.registry,
                     train_map_seed(request.seed, episode), s.credit,
                 )
                 episode += 1
                 tokens += played.tokens
                 batch.append(played)
             if not any(e.tokens for e in batch):  # the budget would never be spent
-                raise _no_moves(request.game, main, batch)
+                raise _no_moves(game, main, batch)
             rewards = await asyncio.to_thread(
                 _learn, loaded, optimiser, batch, s, temperature, history
             )
@@ -233,7 +242,7 @@ def _load_trainable(settings: HFSettings, seed: int) -> _Loaded:
 
 async def _play(
     game: LoadedGame, main: str, others: list[str], opponent: str, policy: HFSettings,
-    loaded: _Loaded, request: FineTuneRequest, registry: Registry | None, map_seed: int,
+    loaded: _Loaded, request: FineTuneRequest, registry: Registry, map_seed: int,
     credit: Credit,
 ) -> _Episode:
     """One training episode: a round on the map of `map_seed`, then each elicit's reward."""
@@ -349,9 +358,9 @@ def _save(
     (out / "finetune.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
 
 
-def create_reinforce(spec: Spec) -> Reinforce:
+def create_reinforce(spec: Spec, registry: Registry) -> Reinforce:
     """Factory for `reinforce?lr=3e-5&batch=8&...` (see SPEC_PARAMS)."""
-    return Reinforce(parse_reinforce(spec))
+    return Reinforce(parse_reinforce(spec), registry)
 
 
 __all__ = ["SPEC_PARAMS", "Reinforce", "ReinforceSettings", "create_reinforce"]

@@ -114,9 +114,10 @@ def arena_samplers() -> list[SamplerEntry]:  # type: ignore[empty-body]
 def arena_finetuners() -> list[FineTunerEntry]:  # type: ignore[empty-body]
     """Return the fine-tuning mechanisms (the paper's F, Def. 35 and 37) this plugin provides.
 
-    `FineTunerEntry.factory(spec)` returns an object satisfying
-    `arena.protocols.finetune.FineTuner`: given a player spec, a game, a judge, a token
-    budget and a seed it tunes the player on the game and returns the tuned player's spec.
+    `FineTunerEntry.factory(spec, registry)` returns an object satisfying
+    `arena.protocols.finetune.FineTuner`: given a player spec, a game's text, a judge, a
+    token budget and a seed it tunes the player on the game and returns the tuned player's
+    spec (`registry` builds the players of the game's other roles).
     The built-in `reinforce` (REINFORCE with a baseline) registers through this hook too.
     Import heavy libraries (torch) inside the factory or the tuning, not at module import.
     """

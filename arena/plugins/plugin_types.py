@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from arena.errors import PluginError
 from arena.lang.ast import Dialect
@@ -18,6 +19,9 @@ from arena.protocols.player import Player
 from arena.protocols.story import StorySource
 from arena.spec_params import SpecParams
 from arena.specs import NAME_RE, Spec
+
+if TYPE_CHECKING:  # type-only: the registry imports these entry types
+    from arena.plugins.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -129,13 +133,16 @@ class SamplerEntry:
     params: SpecParams | None = None
 
 
-FineTunerFactory = Callable[[Spec], object]  # returns an arena.protocols.finetune.FineTuner
+# returns an arena.protocols.finetune.FineTuner; the registry builds the other roles' players
+FineTunerFactory = Callable[[Spec, "Registry"], object]
 
 
 @dataclass(frozen=True)
 class FineTunerEntry:
-    """A fine-tuning mechanism: `factory(spec)` builds a tuner (e.g. ``reinforce?lr=1e-4``);
-    `params` declares its spec (see PlayerEntry), validated before the factory runs."""
+    """A fine-tuning mechanism: `factory(spec, registry)` builds a tuner (e.g.
+    ``reinforce?lr=1e-4``) that builds the players of a game's other roles with `registry`
+    (the one that created it); `params` declares its spec (see PlayerEntry), validated
+    before the factory runs."""
 
     name: str
     factory: FineTunerFactory

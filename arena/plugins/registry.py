@@ -420,8 +420,9 @@ class Registry:
         return self.create(SAMPLERS, spec)
 
     def create_finetuner(self, spec: str | Spec) -> FineTuner:
-        """Build a fine-tuning mechanism from its spec, e.g. ``reinforce?lr=1e-4&batch=4``."""
-        return self.create(FINETUNERS, spec)
+        """Build a fine-tuning mechanism from its spec, e.g. ``reinforce?lr=1e-4&batch=4``;
+        it builds the players of a game's other roles with this registry."""
+        return self.create(FINETUNERS, spec, self)
 
 
 def _build(kind: PluginKind[Any, Any], plugin: str, raw: str, make: Callable[[], T]) -> T:

@@ -5,22 +5,21 @@ token budget T, plays G, learns from the rewards of its own moves and returns th
 the tuned player F_G^T[M]. Fine-tuners register through the `arena_finetuners` hook (the
 built-in is REINFORCE with a baseline, `arena.players.reinforce`).
 
-Not yet plain data: the request carries the loaded game, the judge and a registry (for the
-players of the other roles), so this contract names two higher layers for the type checker
-only (tests/meta/test_architecture.py lists that debt).
+The request is plain data: the game travels as its text (the `GameView` every player sees;
+`arena.match_setup.game_from_view` loads it again), and the fine-tuner builds the players of
+the other roles with the registry its factory was given (`factory(spec, registry)`). The
+judge is lent, not described: it is the caller's running judge (often a pool on a GPU),
+whose rewards the tuned player must learn, so a second copy is never loaded.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from arena.protocols.judge import Judge
-
-if TYPE_CHECKING:  # type-only: the registry imports this contract
-    from arena.match_setup import LoadedGame
-    from arena.plugins.registry import Registry
+from arena.protocols.player import GameView
 
 
 @dataclass(frozen=True)
@@ -29,24 +28,21 @@ class FineTuneRequest:
 
     Attributes:
         player: the spec of the model M to tune (e.g. ``hf:bundled?temperature=1``).
-        game: the game G it plays while learning.
+        game: the game G it plays while learning (its text, name, dialect and version).
         judge: the judge that scores its moves (rewards come from it).
         budget_tokens: T, the tokens the tuning may process (prompts and generations).
         seed: makes the run reproducible (training maps, sampling, initialisation).
         out_dir: an empty folder where the tuned model is written.
-        registry: builds the players of the game's other roles (None: the installed
-            plugins, loaded when a game has other roles).
         max_steps: stop after this many optimiser steps even when tokens are left (None:
             the token budget alone decides).
     """
 
     player: str
-    game: LoadedGame
+    game: GameView
     judge: Judge
     budget_tokens: int
     seed: int
     out_dir: Path
-    registry: Registry | None = None
     max_steps: int | None = None
 
 

@@ -51,8 +51,8 @@ async def test_a_step_cap_stops_the_tuning(tmp_path: Path) -> None:
     tuner = registry.create_finetuner("reinforce?lr=1e-2&batch=2")
     [game, _, _] = tg.games()
     result = await tuner.finetune(FineTuneRequest(
-        f"hf:{model}?max_new_tokens=4&temperature=1", game, NgramJudge(), 10**9, 0,
-        tmp_path / "out", registry, max_steps=2,
+        f"hf:{model}?max_new_tokens=4&temperature=1", game.view, NgramJudge(), 10**9, 0,
+        tmp_path / "out", max_steps=2,
     ))
     assert result.steps == 2 and result.tokens < 10**9
 

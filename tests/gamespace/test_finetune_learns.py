@@ -56,7 +56,7 @@ async def test_reinforce_raises_the_score_beyond_its_interval(tmp_path: Path) ->
         )
         tuner = registry.create_finetuner(TUNER)
         result = await tuner.finetune(
-            FineTuneRequest(PLAYER, game, judge, BUDGET, 0, tmp_path / "tuned", registry)
+            FineTuneRequest(PLAYER, game.view, judge, BUDGET, 0, tmp_path / "tuned")
         )
         after = await game_scores(
             result.player, game, judge=judge, registry=registry, maps=MAPS, seed=11,

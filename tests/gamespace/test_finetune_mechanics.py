@@ -23,7 +23,7 @@ from arena.gamespace.transfer.evaluate import (
     train_map_seed,
 )
 from arena.judges.ngram import NgramJudge
-from arena.match_setup import LoadedGame, build_match, load_game_text
+from arena.match_setup import LoadedGame, build_match, game_from_view, load_game_ref, load_game_text
 from arena.players.hf_player import create_hf_player, parse_settings
 from arena.players.policy_recorder import RecordingHFPlayer
 from arena.players.reinforce import _load_trainable
@@ -88,8 +88,8 @@ async def tune(
 ) -> FineTuneResult:
     tuner = registry.create_finetuner(spec)
     request = FineTuneRequest(
-        f"hf:{model}?max_new_tokens=4&temperature=1", game or game_of(CONDENSE_LIKE),
-        NgramJudge(), budget, seed, out, registry,
+        f"hf:{model}?max_new_tokens=4&temperature=1", (game or game_of(CONDENSE_LIKE)).view,
+        NgramJudge(), budget, seed, out,
     )
     return await tuner.finetune(request)
 
@@ -97,12 +97,27 @@ async def tune(
 # --- the hook -------------------------------------------------------------------------------
 
 
+def test_a_request_carries_the_game_as_text_and_the_tuner_reads_it_back(
+    registry: Registry,
+) -> None:
+    """The fine-tuner sees exactly the game the caller loaded: every built-in game (both
+    dialects, their versions) survives `view` -> `game_from_view`."""
+    names = registry.game_names()
+    assert len(names) > 5
+    for name in names:
+        game = load_game_ref(name, registry)
+        back = game_from_view(game.view)
+        assert (back.name, back.version, back.source) == (game.name, game.version, game.source)
+        assert back.program == game.program and back.view == game.view, name
+
+
+
 class ThirdParty:
     @hookimpl
     def arena_finetuners(self) -> list[FineTunerEntry]:
         return [
-            FineTunerEntry("copy", lambda spec: CopyTuner(), "returns the player unchanged"),
-            FineTunerEntry("broken", lambda spec: object(), "not a fine-tuner"),
+            FineTunerEntry("copy", lambda spec, registry: CopyTuner(), "returns the player"),
+            FineTunerEntry("broken", lambda spec, registry: object(), "not a fine-tuner"),
         ]
 
 
@@ -155,7 +170,7 @@ async def test_bad_requests_are_config_errors(
     registry: Registry, tiny_model: Path, tmp_path: Path
 ) -> None:
     tuner = registry.create_finetuner("reinforce")
-    game = game_of(CONDENSE_LIKE)
+    game = game_of(CONDENSE_LIKE).view
     with pytest.raises(ConfigError, match=r"tunes local transformers models only.*'random'"):
         await tuner.finetune(FineTuneRequest("random", game, NgramJudge(), 100, 0, tmp_path / "a"))
     with pytest.raises(ConfigError, match="no model folder"):

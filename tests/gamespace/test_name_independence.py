@@ -1,6 +1,6 @@
 """Issue 19 item 4: a game's name does not change its evaluation. The same text under two
-names gives the same per-map scores (prompt and move seeds no longer see the name), so the
-numbers stored under the text's sha256 are the numbers of that text."""
+names gives the same per-map scores (prompt and move seeds no longer see the name): every
+measurement plays the game's evaluation form, under one fixed name."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.gamespace.transfer.evaluate import EVAL_NAME, anonymous, game_scores
+from arena.gamespace.sampling.canonical import canonical_form
+from arena.gamespace.transfer.evaluate import EVAL_NAME, evaluation_form, game_scores
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import LoadedGame, load_game_text
 from arena.plugins.registry import Registry
@@ -39,9 +40,10 @@ async def test_random_player_scores_do_not_depend_on_the_name() -> None:
     assert len(set(first)) > 1  # the moves are random: a name in the seed would show
 
 
-def test_anonymous_keeps_the_text_and_drops_the_name() -> None:
-    game = anonymous(named("alpha"))
-    assert game.name == EVAL_NAME and game.source == GAME
+def test_the_evaluation_form_keeps_the_rules_and_drops_the_name() -> None:
+    game = evaluation_form(named("alpha"))
+    assert game.name == EVAL_NAME and game.source == canonical_form(named("beta").program)
+    assert game.roles == named("alpha").roles and "Keyword" not in game.source  # no comments
 
 
 @pytest.mark.torch

@@ -186,12 +186,9 @@ DASHBOARD_LAYERS: Layers = [
 ]
 
 # Arrows that go up today, each with why; the test fails when one is gone (delete it here).
-KNOWN_UPWARD = {
-    # type-only (under TYPE_CHECKING): a FineTuneRequest still carries the loaded game and
-    # a registry; the plain-data request (a game text, specs) is left for issue 23's next step
-    ("arena.protocols.finetune", "arena.match_setup"),
-    ("arena.protocols.finetune", "arena.plugins.registry"),
-}
+# None today: the last ones (a FineTuneRequest that carried a loaded game and a registry) went
+# when the request became plain data (tests/meta/test_contracts.py keeps every contract so).
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -10,18 +10,29 @@ other roles are played by `opponent` (memoryless NPCs). A forfeited round has no
 `game_scores` counts it as SCORING.md section 1 does: the worst score of the evaluation
 minus one bit (`fill_forfeits` applies the same rule across several players, map by map).
 
-Name independence: every measurement of the game space plays `anonymous(game)`, the game
-under the fixed name `EVAL_NAME`. A game's name reaches the players through the game view
-(the prompt says "Game 'NAME'") and, through the information set, every move seed; so the
-same text under two names used to give different numbers while every stored row is keyed by
-the text's sha256. Dropping the name (rather than adding it to the key) makes the key
-complete and lets a renamed copy be recognised as the same game (Def. 37 gives it V = 1).
+Representation independence: every measurement of the game space plays
+`evaluation_form(game)`, the game's canonical form (`arena.gamespace.sampling.canonical`:
+registers and flags renamed in order of first use, instructions that cannot change any
+reward or any seat's information set dropped, comments and header left out) under the fixed
+name `EVAL_NAME`. Why: Def. 35 and Def. 37 are about games, and S_G is "the expected score
+of a model when playing G"; the paper says that "swapping the name of two registers leaves a
+game unchanged" (section 2.5), and an instruction that changes no reward and no information
+set leaves every play and every score of the game as it was. But a player reads the game's
+code (XGL.md section 4), so the same game spelled two ways (another name, renamed registers,
+a no-op line, other comments) used to be measured as two games: the untuned model moves
+differently on each text, so a renamed copy's transfer value was 0.93 [0.88, 0.97] and a
+no-op copy's 0.79 [0.73, 0.84] (issue 19, seed 0), not 1. Showing every spelling as one
+representative makes S_G a function of the game: the copies are then literally the same game
+to every player, their stored rows and tuned models are shared (keys are the sha256 of the
+evaluation form) and Def. 37 gives them V = 1 exactly. What is lost: a header's description
+("measures: ...") is not shown during game-space measurements (it is documentation, not
+rules); tournaments and play still show the game as written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from pathlib import PurePosixPath
 
 from arena.errors import ConfigError, GameRuntimeError
 from arena.match_setup import (
@@ -29,6 +40,7 @@ from arena.match_setup import (
     DEFAULT_MAX_REPLAY,
     LoadedGame,
     build_match,
+    load_game_text,
     resolve_game_map,
 )
 from arena.plugins.registry import Registry
@@ -38,9 +50,17 @@ from arena.runtime.seeds import derive_seed
 EVAL_NAME = "game"  # the name every game-space measurement shows the players
 
 
-def anonymous(game: LoadedGame) -> LoadedGame:
-    """`game` under `EVAL_NAME`: what players see then depends on the text alone."""
-    return game if game.name == EVAL_NAME else replace(game, name=EVAL_NAME)
+def evaluation_form(game: LoadedGame) -> LoadedGame:
+    """`game` as every game-space measurement plays it: its canonical form under
+    `EVAL_NAME` (see the module docstring); what players see then depends on the game alone,
+    not on how it is spelled. Idempotent."""
+    from arena.gamespace.sampling.canonical import canonical_form
+
+    text = canonical_form(game.program)
+    if game.name == EVAL_NAME and game.source == text:
+        return game
+    suffix = PurePosixPath(game.filename).suffix or ".xgl"
+    return load_game_text(text, f"{EVAL_NAME}{suffix}", name=EVAL_NAME)
 
 
 def eval_map_seed(seed: int, index: int) -> int:
@@ -68,7 +88,7 @@ async def map_scores(
     if maps < 1:
         raise ConfigError(f"Evaluating a player needs maps >= 1, got {maps}. Pass maps=1 or more.")
     main = game.main_role(None)
-    shown = anonymous(game)
+    shown = evaluation_form(game)
     scores: list[float | None] = []
     for index in range(maps):
         map_seed = eval_map_seed(seed, index)

@@ -6,11 +6,25 @@ evaluation maps K, seed, judge, opponent, bootstrap): its sha256 keys the stored
 (`arena.storage.transfers`), so a game is fine-tuned on once per setting and a value is
 measured once; the tuned models are kept under `models_dir/<setting>/<game>` and reused.
 
-How things are measured (`arena.gamespace.transfer.evaluate`): M and every F_G[M] play the game's
-main role on the K evaluation maps of `seed` (other roles: the frozen `opponent`, default M
-itself), so S_G(M) and S_G(F_G[M]) are paired map by map, and so are the scores of one
-player at different games (map i has the same seed at every game). The arithmetic and its
+How things are measured (`arena.gamespace.transfer.evaluate`): M and every F_G[M] play the
+game's main role on the K evaluation maps of `seed` (other roles: the frozen `opponent`,
+default M itself), so S_G(M) and S_G(F_G[M]) are paired map by map, and so are the scores of
+one player at different games (map i has the same seed at every game). The arithmetic and its
 choices (undefined values, the interval rule) are `arena.gamespace.transfer.arithmetic`.
+
+Common random numbers: nothing random depends on a game's name or text. The evaluation maps
+and play seeds come from `seed`, run r fine-tunes with `run_seed(r)` at every game, and the
+bootstrap draws come from `seed`; so the scores of two games are paired map by map and run by
+run, and the numerator and denominator of V_G1(G2) are resampled together.
+
+Games, not spellings: every game is played and tuned on in its evaluation form
+(`evaluation_form`: the canonical form under a fixed name), and what is measured (each run's
+scores and tuned model) is keyed by that form's sha256 (`key`). Two spellings of one game
+(another name, renamed registers, a no-op instruction, other comments) therefore share their
+runs, and V between them is 1 exactly, with the interval [1, 1]. What is reported (the
+combined verdict and the transfer values, the rows `arena transfer`, scopes and the
+dashboard read) is keyed by the sha256 of the text as given, under the name as given, so
+every game file has its own rows.
 
 `open_oracle` is what scope growth (Algorithm 1) and `arena transfer` use.
 """
@@ -24,7 +38,7 @@ import shutil
 import statistics
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from arena.errors import ConfigError
@@ -35,7 +49,7 @@ from arena.gamespace.transfer.arithmetic import (
     runs_gain,
     runs_transfer_value,
 )
-from arena.gamespace.transfer.evaluate import anonymous, game_scores
+from arena.gamespace.transfer.evaluate import evaluation_form, game_scores
 from arena.gamespace.transfer.finetune import MIN_STEPS, steps_warning
 from arena.gamespace.transfer.oracle import UNDEFINED, Estimate, GameText
 from arena.lang.game_file import game_sha256
@@ -52,8 +66,12 @@ from arena.storage.transfers import TransferRecord, VerdictRecord
 RECORD_FILE = "finetune.json"  # written last by a fine-tuner run that completed (reinforce)
 
 Progress = Callable[[str], None]
-METHOD = 2  # 2: name-free evaluation, Def. 37 needs both games playable
-DEFAULT_RUNS = 3  # R: fine-tuning runs per game (intervals over runs, then maps)
+METHOD = 3  # 2: name-free evaluation, Def. 37 needs both games playable; 3: canonical form
+# R: fine-tuning runs per game (intervals over runs, then maps). 4, the smallest R at which
+# one failed run cannot decide the verdict alone: the bootstrap draws that run every time
+# with probability (1/R)^R, 3.7 % at R = 3 (more than the 2.5 % tail of a 95 % interval, so
+# one run that did not learn made a learnable game "not playable") and 0.4 % at R = 4.
+DEFAULT_RUNS = 4
 DEFAULT_BUDGET_TOKENS = 250_000  # about MIN_STEPS (8) steps of single_text, batch 8
 
 
@@ -77,8 +95,8 @@ class TransferSetting:
         runs: R, fine-tuning runs per game (seeds `run_seed(r)`); intervals are two-level
             bootstrap intervals over runs, then maps.
         method: the measurement method's version; rows stored by an older method (whose
-            numbers depended on the game's name, or gave a value to an unplayable target)
-            are keyed apart and never reused.
+            numbers depended on the game's name or spelling, or gave a value to an
+            unplayable target) are keyed apart and never reused.
     """
 
     player: str
@@ -198,8 +216,9 @@ class FineTuneOracle:
 
     R = `setting.runs` fine-tuning runs per game (run r tunes with `run_seed(r)`, on the
     same K evaluation maps). Each run is stored on its own, under `setting.run_sha256(r)`
-    (which does not depend on R), with its model folder: asking for more runs later tunes
-    only the new ones. The combined verdict and value (two-level bootstrap, runs then maps,
+    (which does not depend on R) and the game's `key`, with its model folder: asking for
+    more runs later tunes only the new ones, and a copy of a game tunes nothing. The
+    combined verdict and value (two-level bootstrap, runs then maps,
     `arena.gamespace.transfer.arithmetic.runs_gain`) are stored under `setting.sha256`.
     Evaluates each (player, game) once per oracle. `engine` None keeps results in memory.
     """
@@ -216,6 +235,7 @@ class FineTuneOracle:
         self.models_dir = models_dir
         self._report = progress or (lambda message: None)
         self._scores: dict[tuple[str, str], list[float]] = {}
+        self._forms: dict[str, LoadedGame] = {}  # game text -> its evaluation form
         self._verdicts: dict[tuple[str, str], VerdictRecord] = {}  # (setting sha, game sha)
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tuner = registry.create_finetuner(setting.finetuner)
@@ -254,19 +274,20 @@ class FineTuneOracle:
         return TransferMatrix(self.setting, tuple(verdicts), tuple(values), agreeing)
 
     async def run_verdict(self, game: LoadedGame, run: int) -> VerdictRecord:
-        """Run `run`: fine-tune M on `game` with the run's seed (once) and measure the gain
-        on the K evaluation maps (its interval: over maps only)."""
+        """Run `run`: fine-tune M on `game` with the run's seed (once per game: keyed by
+        `key`) and measure the gain on the K evaluation maps (its interval: over maps only)."""
         sha = self.setting.run_sha256(run)
-        key = game_sha256(game.source)
+        key = self.key(game)
         async with self._locks.setdefault((sha, key), asyncio.Lock()):
             known = self._verdicts.get((sha, key)) or self._stored_verdict(sha, key)
             if known is None:
                 known = await self._tune_and_measure(game, key, run)
             self._verdicts[(sha, key)] = known
-            return known
+            return known if known.game == game.name else replace(known, game=game.name)
 
     async def verdict(self, game: LoadedGame) -> VerdictRecord:
-        """Def. 35 over R runs x K maps (each run tuned once, then read back)."""
+        """Def. 35 over R runs x K maps (each run tuned once, then read back), stored under
+        the game's text."""
         setting, key = self.setting, game_sha256(game.source)
         runs = [await self.run_verdict(game, r) for r in range(setting.runs)]
         combined = self._verdicts.get((setting.sha256, key)) or self._stored_verdict(
@@ -297,11 +318,12 @@ class FineTuneOracle:
         back); undefined unless both games are playable (Def. 37; the target is fine-tuned
         on too when the source is playable)."""
         setting = self.setting
-        source_key, target_key = game_sha256(source.source), game_sha256(target.source)
+        source_text, target_text = game_sha256(source.source), game_sha256(target.source)
         if self.engine is not None:
-            stored = store.transfer(self.engine, setting.sha256, source_key, target_key)
+            stored = store.transfer(self.engine, setting.sha256, source_text, target_text)
             if stored is not None:
                 return stored
+        source_key, target_key = self.key(source), self.key(target)
         tuned = await self.verdict(source)
         target_playable = True if source_key == target_key else (
             (await self.verdict(target)).playable if tuned.playable else True
@@ -324,7 +346,7 @@ class FineTuneOracle:
         interval = estimate.value
         mean_after = [statistics.fmean(column) for column in zip(*afters, strict=True)]
         record = TransferRecord(
-            setting.sha256, source.name, source_key, target.name, target_key,
+            setting.sha256, source.name, source_text, target.name, target_text,
             None if interval is None else interval.value,
             None if interval is None else interval.low,
             None if interval is None else interval.high,
@@ -337,18 +359,29 @@ class FineTuneOracle:
 
     async def scores(self, player: str, game: LoadedGame) -> list[float]:
         """S_G per evaluation map of `player` (memoised; M's also read from stored rows)."""
-        key = (player, game_sha256(game.source))
+        key = (player, self.key(game))
         if key not in self._scores:
             stored = self._stored_base_scores(key[1]) if player == self.setting.player else None
             if stored is None:
                 self._progress(f"evaluating {player} at {game.name} on {self.setting.maps} maps")
                 stored = await game_scores(
-                    player, game, judge=self.judge, registry=self.registry,
+                    player, self.form(game), judge=self.judge, registry=self.registry,
                     maps=self.setting.maps, seed=self.setting.seed,
                     opponent=self.setting.opponent or self.setting.player,
                 )
             self._scores[key] = stored
         return self._scores[key]
+
+    def form(self, game: LoadedGame) -> LoadedGame:
+        """`game`'s evaluation form (memoised by text): what is played and tuned on."""
+        if game.source not in self._forms:
+            self._forms[game.source] = evaluation_form(game)
+        return self._forms[game.source]
+
+    def key(self, game: LoadedGame) -> str:
+        """What `game`'s runs (scores, tuned models) are keyed by: the sha256 of its
+        evaluation form, the same for every spelling of one game."""
+        return game_sha256(self.form(game).source)
 
     # --- internals ------------------------------------------------------------------------
 
@@ -375,7 +408,7 @@ class FineTuneOracle:
         if folder is not None and (folder / RECORD_FILE).is_file():
             return _tuned_spec(self.setting.player, folder)
         self._progress(f"the tuned model of {game.name} (run {run}) is gone; fine-tuning again")
-        return await self._finetune(game, self._model_dir(game_sha256(game.source), run), run)
+        return await self._finetune(game, self._model_dir(self.key(game), run), run)
 
     async def _finetune(self, game: LoadedGame, out: Path, run: int) -> str:
         if out.exists() and not (out / RECORD_FILE).is_file():
@@ -389,8 +422,8 @@ class FineTuneOracle:
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         result = await self._tuner.finetune(FineTuneRequest(
-            setting.player, anonymous(game), self.judge, setting.budget_tokens,
-            setting.run_seed(run), out, self.registry, max_steps=setting.budget_steps,
+            setting.player, self.form(game).view, self.judge, setting.budget_tokens,
+            setting.run_seed(run), out, max_steps=setting.budget_steps,
         ))
         warning = steps_warning(game.name, result.steps, result.tokens, setting.budget_tokens)
         if warning is not None:
