@@ -3,16 +3,14 @@
 Discovery loads the entry points of group ``xent_arena`` one at a time. A plugin that fails
 to import or to register is recorded as a `PluginFailure` and skipped; the others load.
 
-Built-ins are the entry points the ``xent-arena`` distribution itself declares (named
-``builtin_*``, each pointing at one of the project's own modules): recognised by their
-distribution and module, never by the name alone, which any third party may choose.
+Built-ins are the project's own plugin modules, listed once in `BUILTINS` (name -> module) and
+registered by import, so they load in a checkout that was never installed too; the
+``xent-arena`` distribution also declares them as entry points (the same names and modules,
+checked by a test), which discovery recognises by distribution and module, never by the name
+alone (any third party may choose a ``builtin_*`` name), and does not load a second time.
 
 Order: the built-in plugins load first, then the others sorted by entry-point name, so
 the registry's "first plugin keeps a clashing name" rule always favours the built-ins.
-
-Running from a checkout (the ``xent-arena`` distribution not installed): the built-in entry
-points are read from the checkout's ``pyproject.toml`` and loaded the same way. Entry-point
-names that the installed distributions already declare are never loaded twice.
 
 Allow-list: the environment variable ``XENT_ARENA_PLUGINS`` (or the ``allow`` argument,
 which takes precedence) is a comma-separated list of entry-point names. When it is unset or
@@ -23,14 +21,15 @@ installed are reported as failures.
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata as md
 import logging
 import os
-import tomllib
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
+from types import MappingProxyType
 from typing import Any
 
 from pluggy import PluginManager
@@ -45,6 +44,17 @@ ALLOW_ENV = "XENT_ARENA_PLUGINS"
 NO_BUILTINS = "-builtin"
 BUILTIN_PREFIX = "builtin_"
 DIST_NAME = "xent-arena"
+BUILTINS: Mapping[str, str] = MappingProxyType({
+    "builtin_players": "arena.players.plugin",
+    "builtin_judges": "arena.judges.plugin",
+    "builtin_games": "arena.games.plugin",
+    "builtin_samplers": "arena.gamespace.sampling.plugin",
+    "builtin_finetuners": "arena.players.finetune_plugin",
+    "builtin_tournaments": "arena.tournaments.plugin",
+    "builtin_executors": "arena.tournaments.executors.plugin",
+})
+"""The built-in plugins, name -> module, registered by import; pyproject.toml declares the
+same as entry points of group ``xent_arena``."""
 
 
 @dataclass(frozen=True)
@@ -111,8 +121,9 @@ def create_plugin_manager(
             which callers (tests) `register` their own plugins.
         allow: entry-point names to load (see the module doc); None reads
             ``XENT_ARENA_PLUGINS``.
-        include_builtins: load the built-in plugins from the checkout when the
-            distribution is not installed; defaults to `load_entrypoints`.
+        include_builtins: register the built-in plugins by import (`BUILTINS`); defaults to
+            `load_entrypoints`. Without it, installed built-in entry points load as entry
+            points.
     """
     pm = ArenaPluginManager()
     if include_builtins is None:
@@ -120,21 +131,28 @@ def create_plugin_manager(
     if not load_entrypoints and not include_builtins:
         return pm
     allowed = _allowed(allow)
-    installed = list(md.entry_points(group=ENTRY_POINT_GROUP)) if load_entrypoints else []
-    if include_builtins:
-        # By name and module: a third party's entry point named like a built-in must not
-        # hide the built-in read from the checkout.
-        taken = {(ep.name, ep.value) for ep in installed}
-        installed += [ep for ep in _checkout_entry_points() if (ep.name, ep.value) not in taken]
     seen: set[str] = set()
-    builtins = _builtin_values()
-    for ep in sorted(installed, key=lambda ep: _load_order(ep, builtins)):
+    if include_builtins:
+        seen.update(BUILTINS)
+        for name, module in BUILTINS.items():
+            if not _is_allowed(name, True, allowed):
+                pm.skipped.append(name)
+                continue
+            _load_one(pm, name, module, partial(importlib.import_module, module),
+                      DIST_NAME, _own_version(), builtin=True)
+    installed = md.entry_points(group=ENTRY_POINT_GROUP) if load_entrypoints else ()
+    for ep in sorted(installed, key=_load_order):
+        if include_builtins and _dist_of(ep)[0] == DIST_NAME and ep.name.startswith(
+            BUILTIN_PREFIX
+        ):
+            continue  # registered by import above (a stale install's module path too)
+        builtin = is_builtin(ep)
         seen.add(ep.name)
-        builtin = is_builtin(ep, builtins)
         if not _is_allowed(ep.name, builtin, allowed):
             pm.skipped.append(ep.name)
             continue
-        _load_one(pm, ep, builtin)
+        dist, version = _dist_of(ep)
+        _load_one(pm, ep.name, ep.value, ep.load, dist, version, builtin=builtin)
     for name in sorted((allowed or set()) - seen - {NO_BUILTINS}):
         pm.load_failures.append(
             PluginFailure(name, "", "", f"listed in {ALLOW_ENV} but no such plugin is installed")
@@ -157,95 +175,54 @@ def _is_allowed(name: str, builtin: bool, allowed: set[str] | None) -> bool:
     return name in allowed
 
 
-def _load_order(ep: md.EntryPoint, builtins: Collection[str]) -> tuple[bool, str, str]:
-    return (not is_builtin(ep, builtins), ep.name, ep.value)
+def _load_order(ep: md.EntryPoint) -> tuple[bool, str, str]:
+    return (not is_builtin(ep), ep.name, ep.value)
 
 
-def _builtin_values() -> frozenset[str]:
-    """The `module[:attr]` of each built-in entry point, as the project declares them (the
-    checkout's pyproject.toml, else the installed distribution's metadata)."""
-    project = _checkout_pyproject()
-    if project is not None:
-        declared = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
-        return frozenset(str(v) for n, v in declared.items() if n.startswith(BUILTIN_PREFIX))
-    try:
-        eps = md.distribution(DIST_NAME).entry_points
-    except md.PackageNotFoundError:
-        return frozenset()
-    return frozenset(
-        ep.value for ep in eps
-        if ep.group == ENTRY_POINT_GROUP and ep.name.startswith(BUILTIN_PREFIX)
-    )
-
-
-def is_builtin(ep: md.EntryPoint, builtins: Collection[str]) -> bool:
+def is_builtin(ep: md.EntryPoint) -> bool:
     """Whether `ep` is one of the arena's own plugins: declared by the xent-arena
-    distribution (or read from its checkout) and pointing at a module the project
-    declares as built-in. A third party's ``builtin_*`` entry point is not."""
-    return (
-        ep.name.startswith(BUILTIN_PREFIX)
-        and ep.value in builtins
-        and _dist_of(ep)[0] == DIST_NAME
-    )
+    distribution under a `BUILTINS` name, pointing at that built-in's module. A third
+    party's ``builtin_*`` entry point is not."""
+    return BUILTINS.get(ep.name) == ep.value and _dist_of(ep)[0] == DIST_NAME
 
 
 def _dist_of(ep: md.EntryPoint) -> tuple[str, str]:
     dist = getattr(ep, "dist", None)
-    if dist is None:  # a built-in read from the checkout's pyproject.toml
-        return DIST_NAME, _checkout_version()
+    if dist is None:  # an entry point made in-process, not read from a distribution
+        return "", ""
     return str(dist.metadata["Name"]), str(dist.version)
 
 
-def _load_one(pm: ArenaPluginManager, ep: md.EntryPoint, builtin: bool) -> None:
-    dist, version = _dist_of(ep)
+def _own_version() -> str:
+    from arena import __version__  # the package's façade: imported once arena.plugins is
+
+    return __version__
+
+
+def _load_one(
+    pm: ArenaPluginManager, name: str, value: str, load: Callable[[], object], dist: str,
+    version: str, *, builtin: bool,
+) -> None:
+    """Import one plugin with `load` and register it as `name`, recording a failure
+    instead of raising."""
     try:
-        plugin = ep.load()
+        plugin = load()
     except BaseException as exc:  # a plugin's import may raise anything, even SystemExit
         if isinstance(exc, KeyboardInterrupt):
             raise
-        pm.load_failures.append(PluginFailure(ep.name, dist, version, _describe(exc)))
-        log.warning("plugin %r (%s) failed to import: %s", ep.name, dist, exc, exc_info=True)
+        pm.load_failures.append(PluginFailure(name, dist, version, _describe(exc)))
+        log.warning("plugin %r (%s) failed to import: %s", name, dist, exc, exc_info=True)
         return
     if pm.is_registered(plugin):
         other = pm.get_name(plugin)
-        if other != ep.name:  # the same module under another name is a real conflict
+        if other != name:  # the same module under another name is a real conflict
             pm.load_failures.append(
-                PluginFailure(ep.name, dist, version, f"same object as plugin {other!r}; skipped")
+                PluginFailure(name, dist, version, f"same object as plugin {other!r}; skipped")
             )
         # Two distributions declaring one entry point for one module (an installed copy
         # and its checkout, say) are one plugin, registered once.
         return
-    pm.register_plugin(
-        plugin, ep.name, dist=dist, version=version, value=ep.value, builtin=builtin
-    )
-
-
-def _checkout_pyproject() -> dict[str, Any] | None:
-    path = Path(hookspecs.__file__).resolve().parent.parent / "pyproject.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    project = data.get("project", {})
-    return project if project.get("name") == DIST_NAME else None
-
-
-def _checkout_version() -> str:
-    project = _checkout_pyproject()
-    return str(project.get("version", "")) if project else ""
-
-
-def _checkout_entry_points() -> list[md.EntryPoint]:
-    """The built-in entry points declared by the checkout's pyproject.toml, if any."""
-    project = _checkout_pyproject()
-    if project is None:
-        return []
-    declared = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
-    return [
-        md.EntryPoint(name=name, value=str(value), group=ENTRY_POINT_GROUP)
-        for name, value in declared.items()
-        if name.startswith(BUILTIN_PREFIX)
-    ]
+    pm.register_plugin(plugin, name, dist=dist, version=version, value=value, builtin=builtin)
 
 
 def iter_hook_results(

@@ -153,3 +153,37 @@ def test_dispatch_event_with_a_plain_pluggy_manager() -> None:
     pm.register(rec)
     assert dispatch_event(pm, RoundStarted(round=2, line=0), "m2") == 1
     assert rec.seen == [("round_started", "m2")]
+
+
+def test_builtins_register_by_import_without_any_entry_point(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A checkout that was never installed (no entry points at all) still has every
+    built-in: they are registered by import. Regression: after arena/plugins/ was made, the
+    checkout's pyproject.toml was looked for beside arena/ and the built-ins were lost."""
+    import importlib.metadata
+
+    from arena.plugins import plugin_manager
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda **kwargs: ())
+    monkeypatch.delenv(ALLOW_ENV, raising=False)
+    pm = create_plugin_manager()
+    assert [name for name, _ in pm.list_name_plugin()] == list(plugin_manager.BUILTINS)
+    assert all(o.builtin and o.dist == "xent-arena" for o in pm.origins.values())
+    reg = Registry.from_plugin_manager(pm)
+    assert {"random", "scripted"} <= set(reg.player_names()) and "ngram" in reg.judge_names()
+    assert {"local"} <= set(reg.executor_names()) and "mutate" in reg.sampler_names()
+    assert reg.player_is_builtin("random") and not reg.failures()
+
+
+def test_pyproject_declares_the_builtins_as_entry_points() -> None:
+    """The built-ins are registered by import and declared as entry points alike."""
+    import tomllib
+    from pathlib import Path
+
+    from arena.plugins.plugin_manager import BUILTINS, ENTRY_POINT_GROUP
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    declared = project["entry-points"][ENTRY_POINT_GROUP]
+    assert {n: v for n, v in declared.items() if n.startswith("builtin_")} == dict(BUILTINS)
