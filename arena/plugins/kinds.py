@@ -14,15 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
-from arena.plugins.plugin_types import (
-    ExecutorEntry,
-    FineTunerEntry,
-    GameEntry,
-    JudgeEntry,
-    PlayerEntry,
-    SamplerEntry,
-    StorySourceEntry,
-)
+from arena.plugins import plugin_types as entries
 from arena.protocols.finetune import FineTuner
 from arena.protocols.judge import Judge
 from arena.protocols.player import Player
@@ -101,26 +93,26 @@ class PluginKind(Generic[E, P]):
         return cast("type[E]", getattr(importlib.import_module(module), attr))
 
 
-PLAYERS: PluginKind[PlayerEntry, Player] = PluginKind(
-    "players", "arena_players", PlayerEntry, "player", Player
+PLAYERS: PluginKind[entries.PlayerEntry, Player] = PluginKind(
+    "players", "arena_players", entries.PlayerEntry, "player", Player
 )
-JUDGES: PluginKind[JudgeEntry, Judge] = PluginKind(
-    "judges", "arena_judges", JudgeEntry, "judge", Judge
+JUDGES: PluginKind[entries.JudgeEntry, Judge] = PluginKind(
+    "judges", "arena_judges", entries.JudgeEntry, "judge", Judge
 )
-GAMES: PluginKind[GameEntry, object] = PluginKind(
-    "games", "arena_games", GameEntry, "game", spec_rule="name"
+GAMES: PluginKind[entries.GameEntry, object] = PluginKind(
+    "games", "arena_games", entries.GameEntry, "game", spec_rule="name"
 )
-STORY_SOURCES: PluginKind[StorySourceEntry, StorySource] = PluginKind(
-    "story_sources", "arena_story_sources", StorySourceEntry, "story source", StorySource
+STORY_SOURCES: PluginKind[entries.StorySourceEntry, StorySource] = PluginKind(
+    "story_sources", "arena_story_sources", entries.StorySourceEntry, "story source", StorySource
 )
-EXECUTORS: PluginKind[ExecutorEntry, object] = PluginKind(
-    "executors", "arena_executors", ExecutorEntry, "executor", spec_rule="name"
+EXECUTORS: PluginKind[entries.ExecutorEntry, object] = PluginKind(
+    "executors", "arena_executors", entries.ExecutorEntry, "executor", spec_rule="name"
 )
-SAMPLERS: PluginKind[SamplerEntry, MetaSampler] = PluginKind(
-    "samplers", "arena_samplers", SamplerEntry, "sampler", MetaSampler
+SAMPLERS: PluginKind[entries.SamplerEntry, MetaSampler] = PluginKind(
+    "samplers", "arena_samplers", entries.SamplerEntry, "sampler", MetaSampler
 )
-FINETUNERS: PluginKind[FineTunerEntry, FineTuner] = PluginKind(
-    "finetuners", "arena_finetuners", FineTunerEntry, "fine-tuner", FineTuner
+FINETUNERS: PluginKind[entries.FineTunerEntry, FineTuner] = PluginKind(
+    "finetuners", "arena_finetuners", entries.FineTunerEntry, "fine-tuner", FineTuner
 )
 COMMANDS: PluginKind[typer.Typer, object] = PluginKind(
     "commands", "arena_cli_commands", "typer:Typer", "command", spec_rule="name",

@@ -129,3 +129,14 @@ def test_a_registry_without_the_kind_says_so(pm: ArenaPluginManager) -> None:
     with pytest.raises(PluginError, match="does not index toys"):
         registry.names(TOYS)
     assert registry.names(PLAYERS) == []
+
+
+def test_every_registration_hook_is_a_declared_kind_and_back() -> None:
+    """Each kind names a hookspec, and each hookspec that returns entries has a kind (only
+    the event observer is not one), so a new hook cannot be forgotten by the registry."""
+    from arena.plugins import hookspecs
+
+    specs = {name for name in dir(hookspecs) if name.startswith("arena_")}
+    assert {kind.hook for kind in KINDS} == specs - {"arena_on_event"}
+    assert len({kind.key for kind in KINDS}) == len(KINDS)
+    assert len({kind.noun for kind in KINDS}) == len(KINDS)
