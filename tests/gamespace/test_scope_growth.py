@@ -87,7 +87,7 @@ async def grow(
         growth = ScopeGrowth(
             params, sampler=sampler or CatalogSampler(BATCHES, params.seed),
             pipeline=FilterPipeline(registry, judge, PipelineConfig(seed=params.seed)),
-            oracle=table or oracle(), engine=db.engine, scope_id=scope.id,
+            oracle=table or oracle(), store=db, scope_id=scope.id,
         )
         result = await growth.grow(list(initial))
         rows = {g.name: g for g in store.games(db.engine, scope.id)}
@@ -195,7 +195,7 @@ async def test_the_same_seed_grows_the_same_scope_with_a_real_sampler(
             await ScopeGrowth(
                 params, sampler=MutateSampler(),
                 pipeline=FilterPipeline(Registry.load(), judge, PipelineConfig(seed=seed)),
-                oracle=flat, engine=db.engine, scope_id=scope.id,
+                oracle=flat, store=db, scope_id=scope.id,
             ).grow([ROOT])
             return [(g.sha256, g.accepted, g.verdicts.get("decision"))
                     for g in store.games(db.engine, scope.id)]

@@ -99,7 +99,6 @@ def grow_command(
     from arena.gamespace.scope.run import GrowRequest, check_name, check_oracle, check_params, grow
     from arena.match_setup import load_game_ref
     from arena.storage import Store
-    from arena.storage.engine import describe
 
     registry = registry_of(ctx)
     params = GrowthParams(alpha1, alpha2, rounds, budget, batch, seed)
@@ -123,8 +122,8 @@ def grow_command(
     db_store = Store.open(db)
     try:
         db_store.require_writable("growing a scope stores its archive")
-        result = run_stoppable(grow(request, db_store.engine, registry, progress=_echo))
-        where = describe(db_store.engine)
+        result = run_stoppable(grow(request, db_store, registry, progress=_echo))
+        where = db_store.describe()
     finally:
         db_store.close()
     for k, added in enumerate(result.rounds):
@@ -179,16 +178,16 @@ def show_command(
 ) -> None:
     """Show a scope's games, rounds, gammas and transfer covers."""
     from arena.gamespace.scope.report import archive_values, scope_cover, scope_report
-    from arena.storage import Store, transfers
-    from arena.storage import scopes as store
+    from arena.storage import Store
+    from arena.storage.scopes import unknown_scope
 
     db_store = Store.open(db, create=False)
     try:
-        found = store.scope(db_store.engine, name)
+        found = db_store.scope(name)
         if found is None:
-            raise store.unknown_scope(name, store.scope_names(db_store.engine))
-        rows = store.games(db_store.engine, found.id)
-        measured = transfers.transfers(db_store.engine, found.setting_sha256)
+            raise unknown_scope(name, db_store.scope_names())
+        rows = db_store.scope_archive(found.id)
+        measured = db_store.transfers(found.setting_sha256)
     finally:
         db_store.close()
     values = archive_values(rows, measured)
@@ -234,11 +233,10 @@ def show_command(
 def list_command(db: DbOption = None) -> None:
     """List the stored scopes."""
     from arena.storage import Store
-    from arena.storage import scopes as store
 
     db_store = Store.open(db, create=False)
     try:
-        rows = store.summaries(db_store.engine)
+        rows = db_store.scope_summaries()
     finally:
         db_store.close()
     if not rows:

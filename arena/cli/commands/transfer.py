@@ -151,7 +151,6 @@ def transfer_command(
     from arena.gamespace.transfer.measure import TransferSetting
     from arena.match_setup import load_game_ref
     from arena.storage import Store
-    from arena.storage.engine import describe
 
     registry = registry_of(ctx)
     setting = TransferSetting(
@@ -165,7 +164,7 @@ def transfer_command(
     try:
         store.require_writable("this command stores transfer values")
         matrix = run_stoppable(measure(setting, loaded, store, registry, models_dir))
-        where = describe(store.engine)
+        where = store.describe()
     finally:
         store.close()
     if as_json:

@@ -48,8 +48,7 @@ from arena.gamespace.sampling.pipeline import CandidateRecord, FilterPipeline
 from arena.gamespace.transfer.oracle import Estimate, GameText, TransferOracle
 from arena.lang.game_file import game_sha256
 from arena.protocols.sampler import MetaSampler, Proposal
-from arena.storage import Database
-from arena.storage import scopes as store
+from arena.storage import Store, scopes
 from arena.storage.scopes import ScopeGameRecord
 
 Progress = Callable[[str], None]
@@ -122,20 +121,20 @@ def _verdicts_doc(record: CandidateRecord) -> list[dict[str, Any]]:
 
 
 class ScopeGrowth:
-    """One growth of one stored scope (`scope_id` in `engine`)."""
+    """One growth of one stored scope (`scope_id` in `store`)."""
 
     def __init__(
         self, params: GrowthParams, *, sampler: MetaSampler, pipeline: FilterPipeline,
-        oracle: TransferOracle, engine: Database, scope_id: int, progress: Progress | None = None,
+        oracle: TransferOracle, store: Store, scope_id: int, progress: Progress | None = None,
     ) -> None:
         self.params = params
         self.sampler = sampler
         self.pipeline = pipeline
         self.oracle = oracle
-        self.engine = engine
+        self.store = store
         self.scope_id = scope_id
         self._report = progress or (lambda message: None)
-        self.stored = {g.sha256: g for g in store.games(engine, scope_id)}
+        self.stored = {g.sha256: g for g in store.scope_archive(scope_id)}
         # (parent sha256, j) -> [(position, candidate sha256)]: the batches drawn before
         self.batches: dict[tuple[str, int], list[tuple[int, str]]] = {}
         for game in self.stored.values():
@@ -158,13 +157,13 @@ class ScopeGrowth:
             order = list(new)
             random.Random(f"{self.params.seed}:{k}").shuffle(order)
             for position, member in enumerate(order):
-                self._save_progress(store.GROWING, k, position, member)
+                self._save_progress(scopes.GROWING, k, position, member)
                 await self._repeat(k, member, omega)
             rounds.append(tuple(m.game.name for m in omega))
             if not omega:
                 break
             new = omega
-        store.set_progress(self.engine, self.scope_id, status=store.DONE,
+        self.store.set_scope_progress(self.scope_id, status=scopes.DONE,
                            round=len(rounds), state={"candidates": self.candidates})
         return GrowthResult(tuple(m.game.name for m in self.scope if m.round == 0),
                             tuple(rounds), self.candidates)
@@ -229,7 +228,7 @@ class ScopeGrowth:
                 draws = [*before.verdicts.get("draws", []), draw]
                 records[sha] = replace(before, verdicts={**before.verdicts, "draws": draws})
         if records:
-            store.save_games(self.engine, self.scope_id, list(records.values()))
+            self.store.save_scope_games(self.scope_id, list(records.values()))
             self.stored.update(records)
         return proposals
 
@@ -315,7 +314,7 @@ class ScopeGrowth:
         record = replace(self.stored[sha], round=k, accepted=accepted, gamma=gamma,
                          verdicts=verdicts)
         if self.stored.get(sha) != record:
-            store.save_game(self.engine, self.scope_id, record)
+            self.store.save_scope_game(self.scope_id, record)
             self.stored[sha] = record
 
     def _add_initial(self, game: GameText) -> None:
@@ -331,7 +330,7 @@ class ScopeGrowth:
             {"initial": True, "version": game.version}, {"decision": "initial"},
         )
         if self.stored.get(sha) != record:
-            store.save_game(self.engine, self.scope_id, record)
+            self.store.save_scope_game(self.scope_id, record)
             self.stored[sha] = record
 
     def _seed_dedup(self, game: GameText) -> None:
@@ -348,7 +347,7 @@ class ScopeGrowth:
         return GameText(proposal.name, "1", proposal.filename, proposal.source)
 
     def _save_progress(self, status: str, k: int, position: int, member: Member) -> None:
-        store.set_progress(self.engine, self.scope_id, status=status, round=k, state={
+        self.store.set_scope_progress(self.scope_id, status=status, round=k, state={
             "round": k, "position": position, "game": member.game.name,
             "candidates": self.candidates,
         })

@@ -26,8 +26,7 @@ from arena.match_setup import LoadedGame
 from arena.plugins.registry import Registry
 from arena.redaction import redact
 from arena.specs import NAME_RE
-from arena.storage import Database
-from arena.storage import scopes as store
+from arena.storage import Store, scopes
 
 if TYPE_CHECKING:  # the real oracle's module is imported only when it is used
     from arena.gamespace.transfer.measure import TransferSetting
@@ -110,13 +109,13 @@ def params_doc(request: GrowRequest) -> dict[str, Any]:
     }
 
 
-def open_scope(engine: Database, request: GrowRequest) -> store.ScopeRecord:
+def open_scope(store: Store, request: GrowRequest) -> scopes.ScopeRecord:
     """The stored scope of `request` (created on the first run); a rerun must match."""
     doc = params_doc(request)
     text = json.dumps(doc, sort_keys=True)
-    found = store.scope(engine, request.name)
+    found = store.scope(request.name)
     if found is None:
-        return store.create_scope(engine, request.name, text, oracle_setting_sha256(request))
+        return store.create_scope(request.name, text, oracle_setting_sha256(request))
     stored = json.loads(found.params_json)
     differ = sorted(k for k in set(doc) | set(stored) if doc.get(k) != stored.get(k))
     if differ or found.setting_sha256 != oracle_setting_sha256(request):
@@ -133,10 +132,10 @@ def _game_text(game: LoadedGame) -> GameText:
 
 
 async def grow(
-    request: GrowRequest, engine: Database, registry: Registry, progress: Progress | None = None
+    request: GrowRequest, store: Store, registry: Registry, progress: Progress | None = None
 ) -> GrowthResult:
-    """Grow (or continue growing) the scope of `request` into `engine`."""
-    scope = open_scope(engine, request)
+    """Grow (or continue growing) the scope of `request` into `store`."""
+    scope = open_scope(store, request)
     sampler = registry.create_sampler(request.sampler)
     judge = registry.create_judge(request.judge)
     try:
@@ -145,36 +144,36 @@ async def grow(
         initial = [_game_text(g) for g in request.games]
         if request.oracle != FINETUNE:
             oracle: TransferOracle = TableOracle.from_file(_table_path(request.oracle))
-            return await _run(request, scope, sampler, pipeline, oracle, engine, initial,
+            return await _run(request, scope, sampler, pipeline, oracle, store, initial,
                               progress)
         from arena.gamespace.transfer.measure import open_oracle
 
         assert request.setting is not None
         async with open_oracle(
-            request.setting, engine=engine, registry=registry, models_dir=request.models_dir,
+            request.setting, engine=store.engine, registry=registry, models_dir=request.models_dir,
             progress=progress,
         ) as real:
-            return await _run(request, scope, sampler, pipeline, real, engine, initial,
+            return await _run(request, scope, sampler, pipeline, real, store, initial,
                               progress)
     finally:
         await judge.aclose()
 
 
 async def _run(
-    request: GrowRequest, scope: store.ScopeRecord, sampler: Any, pipeline: FilterPipeline,
-    oracle: TransferOracle, engine: Database, initial: Sequence[GameText],
+    request: GrowRequest, scope: scopes.ScopeRecord, sampler: Any, pipeline: FilterPipeline,
+    oracle: TransferOracle, store: Store, initial: Sequence[GameText],
     progress: Progress | None,
 ) -> GrowthResult:
     growth = ScopeGrowth(
-        request.params, sampler=sampler, pipeline=pipeline, oracle=oracle, engine=engine,
+        request.params, sampler=sampler, pipeline=pipeline, oracle=oracle, store=store,
         scope_id=scope.id, progress=progress,
     )
     try:
         return await growth.grow(initial)
     except BaseException:
-        now = store.scope(engine, scope.name) or scope
-        store.set_progress(engine, scope.id, status=store.INTERRUPTED, round=now.round,
-                           state=now.state)
+        now = store.scope(scope.name) or scope
+        store.set_scope_progress(scope.id, status=scopes.INTERRUPTED, round=now.round,
+                                 state=now.state)
         raise
 
 
