@@ -49,6 +49,7 @@ from arena.judges.hf.forward import base_and_head
 from arena.judges.hf.judge import HFJudge
 from arena.judges.hf.load import auto_device, configure_cuda
 from arena.judges.pool.judge_pool import JudgePool
+from arena.listing import text_table
 from arena.protocols.judge import JudgeInfo, ScoreRequest, TokenScores
 from benchmarks._judge_workloads import distinct_requests
 from benchmarks._model_shapes import SHAPES, make_model
@@ -290,10 +291,8 @@ def main() -> None:
         "% peak",
         "bf16-fp32 bits",
     ]
-    table = [header] + [r.cells() for r in rows]
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for r in table:
-        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+    for line in text_table(header, [r.cells() for r in rows], right=range(len(header))):
+        print(line)
     for size in {r.size for r in rows}:
         by = {r.dtype: r for r in rows if r.size == size}
         if "float32" in by and "bfloat16" in by:

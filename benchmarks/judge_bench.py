@@ -58,6 +58,7 @@ from arena.judges.hf.forward import attention_width, base_and_head, score_batch,
 from arena.judges.hf.judge import HFJudge
 from arena.judges.hf.packing import plan_rows, trie_size
 from arena.judges.pool.judge_pool import JudgePool
+from arena.listing import text_table
 from arena.protocols.judge import (
     GenerateRequest,
     Judge,
@@ -522,15 +523,8 @@ def print_table(a: Row, b: Row, peak: float) -> None:
         x, y = _num(rows[0][i]), _num(rows[1][i])
         ratio.append(f"{y / x:.2f}" if x else "-")
     rows.append(ratio)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, *rows]:
-        print(
-            "   "
-            + "  ".join(
-                c.rjust(w) if i else c.ljust(w)
-                for i, (c, w) in enumerate(zip(r, widths, strict=True))
-            )
-        )
+    for line in text_table(header, rows, right=range(1, len(header))):
+        print("   " + line)
 
 
 def _num(cell: str) -> float:
