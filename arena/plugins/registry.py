@@ -1,16 +1,19 @@
-"""The registry: every player, judge, game, story source and CLI command the plugins provide.
+"""The registry: what the plugins provide, one table per plugin kind (`arena.plugins.kinds`:
+players, judges, games, story sources, executors, samplers, fine-tuners, CLI commands).
 
-Built once from a plugin manager (`Registry.from_plugin_manager`), then read-only.
-`Registry.load()` discovers the installed plugins once per process: later calls return the
-same registry while the allow-list and the installed entry points are unchanged (a plugin
-installed or an allow-list set mid-process is seen at the next call); `Registry.forget()`
-drops it explicitly. Each
-hook implementation is called on its own, so a plugin that raises, returns the wrong type
-or registers an invalid entry is recorded as a `PluginFailure` while the rest still load.
+Built once from a plugin manager (`Registry.from_plugin_manager`), then read-only, and passed
+down: the `arena` command builds one per process and hands it to its commands
+(`arena.cli.context`); library code takes it as a parameter. `Registry.load()` is the entry
+point for a program that has none: it discovers the installed plugins once per process and
+returns the same registry while the allow-list and the installed entry points are unchanged
+(a plugin installed or an allow-list set mid-process is seen at the next call);
+`Registry.forget()` drops it. Each hook implementation is called on its own, so a plugin
+that raises, returns the wrong type or registers an invalid entry is recorded as a
+`PluginFailure` while the rest still load.
 
 Name clashes: plugins are visited in load order (built-ins first, see
-`arena.plugins.plugin_manager`); the first plugin to register a name keeps it and each later one
-is reported as a conflict failure.
+`arena.plugins.plugin_manager`); the first plugin to register a name keeps it and each later
+one is reported as a conflict failure.
 """
 
 from __future__ import annotations
