@@ -126,7 +126,7 @@ ARENA_LAYERS: Layers = [
     ("match setup", ("arena.match_setup", "arena.testing")),
     ("analysis", ("arena.analysis",)),
     # the game space's sub-wings: scope growth asks the transfer oracle about sampled games;
-    # sampling and transfer know nothing of each other (either could be the lower one)
+    # transfer measures a game in its canonical form (sampling.canonical), never the reverse
     ("game space: sampling", ("arena.gamespace.__init__", "arena.gamespace.sampling")),
     ("game space: transfer", ("arena.gamespace.transfer",)),
     ("game space: scope", ("arena.gamespace.scope",)),
