@@ -98,9 +98,9 @@ def leaderboard_latency(db: str, tournament: str, like_key: str) -> dict[str, fl
     time, and the CPU time this process spent in it: on a shared machine the wall time
     depends on the load, the CPU time much less)."""
     from arena.dashboard.live_board import done_matches, live_board
-    from arena.storage.read_only import open_read_only
+    from arena.storage.read_model import ReadModel
 
-    reader = open_read_only(db)
+    reader = ReadModel.open(db)
     store = Store.open(db)
     try:
         began = time.perf_counter()
@@ -133,7 +133,7 @@ def leaderboard_latency(db: str, tournament: str, like_key: str) -> dict[str, fl
             before["participant"]), "the stored match did not reach the board"
     finally:
         store.close()
-        reader.dispose()
+        reader.close()
     return {"board computed before the write (s)": warm, "staleness check (s)": stale_s,
             "stored -> board shows it (s)": shown_s,
             "  of which CPU of this process (s)": shown_cpu}

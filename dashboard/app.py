@@ -24,12 +24,9 @@ if (_ROOT / "arena" / "__init__.py").exists() and str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
 import streamlit as st  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
 
-from arena.dashboard import data  # noqa: E402
 from arena.dashboard.cache import query_at  # noqa: E402
-from arena.dashboard.context import Context, engine_for, set_current  # noqa: E402
-from arena.dashboard.database import check_database  # noqa: E402
+from arena.dashboard.context import Context, reader_for, set_current  # noqa: E402
 from arena.dashboard.filters import (  # noqa: E402
     GLOBAL_PARAMS,
     P_GAME,
@@ -39,7 +36,8 @@ from arena.dashboard.filters import (  # noqa: E402
 )
 from arena.dashboard.ui import PAGE_FAILED  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
-from arena.storage import default_db_url  # noqa: E402
+from arena.storage import default_db_url, shown_url  # noqa: E402
+from arena.storage.read_model import ReadModel  # noqa: E402
 
 PAGES = (
     ("views/live.py", "Live", "live", ":material/monitor_heart:"),
@@ -177,40 +175,32 @@ def _sync_url(filters: Filters) -> None:
             st.query_params[key] = value
 
 
-def _public(url: str) -> str:
-    """The URL without its password."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return url
-
-
 def main() -> None:
     st.set_page_config(page_title="Xent Arena", page_icon=":material/insights:", layout="wide")
     url = database_url(sys.argv[1:])
     try:
-        engine = engine_for(url)
+        reader = reader_for(url)
     except ArenaError as error:  # StorageError from open_read_only, with its fix
-        engine_for.clear()
+        reader_for.clear()
         _stop_with(str(error))
         return
-    state = check_database(engine, _public(url))
+    state = reader.state(shown_url(url))
     if not state.ok:
         _stop_with(state.message)
-    watermark = data.watermark(engine)
+    watermark = reader.watermark()
     filters = sidebar_filters(url, watermark)
     shown: Sequence[tuple[str, str, str, str]] = PAGES
     if filters.tournament is None:
-        if not len(data.transfer_settings(engine)) and not len(data.scope_list(engine)):
-            _stop_with(f"The database {url} holds no tournament yet. Run one into it "
+        if not len(reader.transfer_settings()) and not len(reader.scope_list()):
+            _stop_with(f"The database {shown_url(url)} holds no tournament yet. Run one into it "
                        "(`arena run FILE --db URL`, or `arena demo`), then reload.")
         shown = GAME_SPACE_ONLY  # transfer values or scopes, but no tournament
     set_current(Context(url, filters, watermark))
     _sync_url(filters)
-    st.sidebar.text("Read-only view of " + _public(url))
+    st.sidebar.text("Read-only view of " + shown_url(url))
     pages = {slug: st.Page(path, title=title, url_path=slug, icon=icon)
              for path, title, slug, icon in shown}
-    landing = _landing_slug(engine, [slug for _, _, slug, _ in shown])
+    landing = _landing_slug(reader, [slug for _, _, slug, _ in shown])
     navigation = st.navigation([st.Page(_open_page(pages[landing]), title="Xent Arena",
                                         url_path="home", default=True, visibility="hidden"),
                                 *pages.values()])
@@ -224,11 +214,11 @@ def main() -> None:
                  "that runs `arena dashboard`; open another page or change the filters.")
 
 
-def _landing_slug(engine: Any, slugs: list[str]) -> str:
+def _landing_slug(reader: ReadModel, slugs: list[str]) -> str:
     """The page the bare address opens: Live while a tournament runs (read now, not
     cached: a run ends without new data), else the Leaderboard (or the first page a
     database without tournaments shows)."""
-    if "live" in slugs and (data.live_progress(engine)["status"] == "running").any():
+    if "live" in slugs and (reader.live_progress()["status"] == "running").any():
         return "live"
     return "leaderboard" if "leaderboard" in slugs else slugs[0]
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import streamlit as st
-from sqlalchemy import Engine
 
 from arena.dashboard.filters import Filters
-from arena.storage.read_only import open_read_only
+from arena.storage.read_model import ReadModel
 
 _KEY = "_dashboard_context"
 
@@ -34,7 +33,7 @@ def current() -> Context:
 
 
 @st.cache_resource(show_spinner=False)
-def engine_for(url: str) -> Engine:
-    """One read-only engine per database URL for the whole server (`StorageError` with the
-    fix when the database cannot be opened)."""
-    return open_read_only(url)
+def reader_for(url: str) -> ReadModel:
+    """One read model (a read-only database) per database URL for the whole server
+    (`StorageError` with the fix when the database cannot be opened)."""
+    return ReadModel.open(url)

@@ -1,5 +1,5 @@
 """Numbers the pages derive from stored data with the arena's own pure functions (ratings,
-normalisation, the static game checker): ``(engine, ...) -> DataFrame``. No bootstrap runs
+normalisation, the static game checker): ``(reader, ...) -> DataFrame``. No bootstrap runs
 here: intervals come from stored rating snapshots."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Engine
 
 from arena.dashboard import data
 from arena.dashboard.arms_table import arms_from_seats
 from arena.dashboard.filters import Filters
 from arena.scoring import ThresholdSpec
+from arena.storage.read_model import ReadModel
 from arena.tournaments.ratings import MatchRecord, comparisons_from_records, fit, to_scale
 from arena.tournaments.ratings.bootstrap import expected_match_counts
 from arena.tournaments.ratings.bradley_terry import ELO_PER_NATURAL
@@ -39,13 +39,13 @@ def unit_of(payload: dict[str, Any]) -> tuple[str, float]:
     return ("log strength", 1.0) if payload.get("scale") == "log" else ("Elo", ELO_PER_NATURAL)
 
 
-def snapshot_board(engine: Engine, snapshot_id: int) -> pd.DataFrame:
+def snapshot_board(reader: ReadModel, snapshot_id: int) -> pd.DataFrame:
     """A snapshot's leaderboard with rank (by rating) and rank change since the tournament's
     previous snapshot (positive: moved up; NaN: new)."""
-    payload = data.snapshot_payload(engine, snapshot_id) or {}
+    payload = reader.snapshot_payload(snapshot_id) or {}
     board = pd.DataFrame(payload.get("rows", []), columns=BOARD_COLUMNS[1:])
     board.insert(0, "rank", range(1, len(board) + 1))
-    history = data.snapshot_history(engine, _tournament_of(payload))
+    history = reader.snapshot_history(_tournament_of(payload))
     earlier = history[history["snapshot"] < snapshot_id] if len(history) else history
     if len(earlier):
         last = earlier[earlier["snapshot"] == earlier["snapshot"].max()]
@@ -75,10 +75,10 @@ def predicted_wins(board: pd.DataFrame, per_natural: float) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["a", "b", "p_win"])
 
 
-def point_ratings(engine: Engine, filters: Filters, role: str | None = None) -> pd.DataFrame:
+def point_ratings(reader: ReadModel, filters: Filters, role: str | None = None) -> pd.DataFrame:
     """Bradley–Terry point ratings (Elo, game-weighted, no intervals) of the matches `filters`
     select; with `role`, eval matches only where the main character played `role`."""
-    seats = data.scored_seats(engine, filters)
+    seats = reader.scored_seats(filters)
     if role and len(seats):
         main_role = seats[seats["main"].astype(bool)].groupby("match")["role"].first()
         keep = set(main_role[(main_role == role)].index)
@@ -99,13 +99,13 @@ def point_ratings(engine: Engine, filters: Filters, role: str | None = None) -> 
     return frame.sort_values("rating", ascending=False, ignore_index=True)
 
 
-def rank_probabilities(engine: Engine, snapshot_id: int) -> pd.DataFrame:
+def rank_probabilities(reader: ReadModel, snapshot_id: int) -> pd.DataFrame:
     """P(rank = k) per participant from a snapshot's stored bootstrap draws (participant,
     rank, p); empty when the snapshot stored no draws."""
     from arena.storage.snapshot_draws import decode_draws
     from arena.tournaments.ratings.rank_probabilities import rank_probabilities as probabilities
 
-    draws = decode_draws(data.snapshot_payload(engine, snapshot_id) or {})
+    draws = decode_draws(reader.snapshot_payload(snapshot_id) or {})
     if draws is None or not draws.participants:
         return pd.DataFrame(columns=["participant", "rank", "p"])
     matrix = probabilities(draws.ratings)
@@ -132,7 +132,7 @@ def normalised_scores(
 def seat_normalised_scores(
     seats: pd.DataFrame, base: str | None, how: str, theta: float = 1.0, m: int = 2
 ) -> tuple[pd.DataFrame, list[str]]:
-    """`normalised_scores` of `data.match_records(seats)`, from the `data.scored_seats` table
+    """`normalised_scores` of `data.match_records(seats)`, from the `ReadModel.scored_seats` table
     directly: catch-up and narms over `arms_from_seats` (vectorised); reference builds the
     records."""
     if how == "reference":
@@ -142,7 +142,7 @@ def seat_normalised_scores(
 
 def seat_benchmark_scores(seats: pd.DataFrame) -> dict[str, float]:
     """The published Xent benchmark's leaderboard score per participant (issue 20; as
-    `arena scores --normalisation benchmark`) of the matches in `data.scored_seats`."""
+    `arena scores --normalisation benchmark`) of the matches in `ReadModel.scored_seats`."""
     return dict(benchmark_normalisation(data.match_records(seats)).overall)
 
 
@@ -198,7 +198,7 @@ def arms(records: Sequence[MatchRecord]) -> pd.DataFrame:
 
 
 def seat_arms(seats: pd.DataFrame) -> pd.DataFrame:
-    """`arms` of `data.match_records(seats)`, from the `data.scored_seats` table directly."""
+    """`arms` of `data.match_records(seats)`, from the `ReadModel.scored_seats` table directly."""
     return _arms_rows(arms_from_seats(seats))
 
 
@@ -215,14 +215,14 @@ def _arms_rows(curves: Mapping[tuple[str, str], Mapping[str, np.ndarray]]) -> pd
 # ------------------------------------------------------------------------------ games
 
 
-def game_catalogue(engine: Engine, tournament: str | None) -> pd.DataFrame:
+def game_catalogue(reader: ReadModel, tournament: str | None) -> pd.DataFrame:
     """Stored games with their header and static-check status (the checker only reads
     code; nothing is run)."""
     from arena.errors import ArenaError
     from arena.lang.checker import check_program
     from arena.lang.parser import parse_source
 
-    frame = data.games(engine, tournament)
+    frame = reader.games(tournament)
     headers, checks = [], []
     for row in frame.itertuples():
         if not str(row.source or "").strip():  # imported results: a game known by name only
@@ -265,7 +265,7 @@ def overdue_schedules(schedules: pd.DataFrame, now: datetime,
                       grace_s: float = OVERDUE_GRACE_S) -> pd.DataFrame:
     """Enabled schedules whose next fire time passed more than `grace_s` ago and that no
     process is running now (no live lease): the scheduler is probably not running. Columns
-    of `data.schedules` plus ``late_s``."""
+    of `ReadModel.schedules` plus ``late_s``."""
     if not len(schedules):
         return schedules.assign(late_s=pd.Series(dtype=float))
     nxt = pd.to_datetime(schedules["next_run_at"], utc=True, format="mixed")
@@ -291,7 +291,7 @@ def observed_wins(seats: pd.DataFrame) -> pd.DataFrame:
     of comparable eval matches (same game, main role, map and rounds), each pair of
     matches weighted 1 / (n_a n_b) so a group counts once; a tie (1e-6 bits) or two
     forfeits count half, a forfeit loses. Columns a, b, wins, comparisons (summed
-    weights), win_rate, both ways. Vectorised over `data.scored_seats` rows (a loop over
+    weights), win_rate, both ways. Vectorised over `ReadModel.scored_seats` rows (a loop over
     outcomes took minutes at 100 000 matches); `observed_wins_reference` is the
     records computation it must equal."""
     if not len(seats):
@@ -358,11 +358,11 @@ def observed_wins_reference(seats: pd.DataFrame) -> pd.DataFrame:
 # ------------------------------------------------------------------------------ participant
 
 
-def participant_history(engine: Engine, tournament: str | None, name: str) -> pd.DataFrame:
+def participant_history(reader: ReadModel, tournament: str | None, name: str) -> pd.DataFrame:
     """`name`'s rating, interval and rank (by rating, of how many) in every stored snapshot
     of the tournament, oldest first: snapshot, created_at, rating, ci_low, ci_high, rank,
     of, provisional."""
-    history = data.snapshot_history(engine, tournament)
+    history = reader.snapshot_history(tournament)
     columns = ["snapshot", "created_at", "rating", "ci_low", "ci_high", "rank", "of",
                "provisional"]
     if not len(history) or name not in set(history["participant"]):

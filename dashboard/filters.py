@@ -1,10 +1,12 @@
-"""The global filters of the dashboard and their query-parameter form (shareable links)."""
+"""The global filters of the dashboard (`Filters`, declared with the read model that takes
+them) and their query-parameter form (shareable links)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from datetime import date
+
+from arena.storage.read_model.filters import Filters as Filters  # its home: the read model
 
 # query-parameter names: global filters, then per-page state (match, seat, ...)
 P_TOURNAMENT = "tournament"
@@ -14,22 +16,6 @@ P_JUDGE = "judge"
 P_SINCE = "since"
 P_UNTIL = "until"
 GLOBAL_PARAMS = (P_TOURNAMENT, P_SNAPSHOT, P_GAME, P_JUDGE, P_SINCE, P_UNTIL)
-
-
-@dataclass(frozen=True)
-class Filters:
-    """What every page shows: one tournament's matches, optionally only some games, one
-    judge (by spec) and a window of finish dates (inclusive, UTC). Hashable, so it keys caches."""
-
-    tournament: str | None = None
-    snapshot: int | None = None
-    games: tuple[str, ...] = ()
-    judge: str | None = None
-    since: date | None = None
-    until: date | None = None
-
-    def with_games(self, games: Sequence[str]) -> Filters:
-        return replace(self, games=tuple(sorted(games)))
 
 
 # Dates a link may name: beyond these no match was finished, and the far ends overflow

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Engine, String, and_, cast, select
 
-from arena.dashboard import data
+from arena.dashboard.data.records import match_records
 from arena.dashboard.filters import Filters
+from arena.storage.read_model import ReadModel
 from arena.tournaments.ratings.records import MatchRecord
 
 LIVE_RESAMPLES = 200
@@ -41,11 +41,9 @@ BOARD_COLUMNS = ["rank", "participant", "rating", "ci_low", "ci_high", "rank_low
                  "n_comparisons", "provisional"]
 
 
-def done_matches(engine: Engine, tournament: str | None) -> int:
+def done_matches(reader: ReadModel, tournament: str | None) -> int:
     """Matches of `tournament` stored as done (what the ratings count)."""
-    from arena.storage.queries import match_counts
-
-    return 0 if not tournament else int(match_counts(engine, tournament).get("done", 0))
+    return 0 if not tournament else int(reader.match_counts(tournament).get("done", 0))
 
 
 def live_config() -> dict[str, Any]:
@@ -59,20 +57,20 @@ def live_config() -> dict[str, Any]:
             "confidence": options.confidence, "options": asdict(options)}
 
 
-def live_board(engine: Engine, tournament: str, previous: int | None = None) -> pd.DataFrame:
+def live_board(reader: ReadModel, tournament: str, previous: int | None = None) -> pd.DataFrame:
     """Ratings of every done match of `tournament`, computed now: the snapshot board's
     columns (rank, participant, rating, ci_low, ci_high, rank_low, rank_high,
     n_comparisons, provisional) and rank_change since snapshot `previous` (NaN: new)."""
     from arena.tournaments.ratings.service import RatingInputs, RatingOptions, compute_ratings
 
-    records = stored_records(engine, tournament)
+    records = stored_records(reader, tournament)
     board = compute_ratings(RatingInputs((tournament,), records),
                             RatingOptions(n_resamples=LIVE_RESAMPLES))
     frame = pd.DataFrame(board.as_dicts(), columns=BOARD_COLUMNS[1:])
     frame.insert(0, "rank", range(1, len(frame) + 1))
     before: dict[str, int] = {}
     if previous is not None:
-        rows = (data.snapshot_payload(engine, previous) or {}).get("rows", [])
+        rows = (reader.snapshot_payload(previous) or {}).get("rows", [])
         ordered = sorted(rows, key=lambda r: -float(r["rating"]))
         before = {str(r["participant"]): i + 1 for i, r in enumerate(ordered)}
     frame["rank_change"] = [before[p] - r if p in before else np.nan
@@ -80,39 +78,24 @@ def live_board(engine: Engine, tournament: str, previous: int | None = None) -> 
     return frame
 
 
-def done_ids(engine: Engine, tournament: str) -> list[tuple[int, str]]:
-    """(id, finish time) of the done matches of `tournament`, by id: the finish time tells
-    a match from another stored under the same id in a database made anew at the same path."""
-    from arena.dashboard.data.frames import joined_matches, match_conditions
-    from arena.storage.queries import MATCHES
-
-    # The finish time as the database's text: no datetime object per match (100 000 of
-    # them took most of this function's time).
-    query = joined_matches(
-        select(MATCHES.c.id, cast(MATCHES.c.finished_at, String)).select_from(MATCHES)
-    ).where(and_(MATCHES.c.status == "done", *match_conditions(Filters(tournament=tournament))))
-    with engine.connect() as conn:
-        return sorted((int(i), str(when)) for i, when in conn.execute(query))
-
-
-def stored_records(engine: Engine, tournament: str) -> tuple[MatchRecord, ...]:
+def stored_records(reader: ReadModel, tournament: str) -> tuple[MatchRecord, ...]:
     """Rating records of every done match of `tournament`, in match id order; matches seen
     by an earlier call are not read again (done matches are never rewritten)."""
-    ids = done_ids(engine, tournament)
-    key = (engine.url.render_as_string(hide_password=True), tournament)
+    ids = reader.done_match_ids(tournament)  # (id, finish time): a remade file's ids differ
+    key = (reader.where, tournament)
     with _LOCK:
         known = dict(_RECORDS.get(key, {}))
     new = [i for i in ids if i not in known]
     if new:
         filters = Filters(tournament=tournament)
         if len(new) * 2 > len(ids):  # mostly new: one read of the tournament
-            frames = [data.scored_seats(engine, filters)]
+            frames = [reader.scored_seats(filters)]
         else:
-            frames = [data.scored_seats(engine, filters, match_ids=[i for i, _ in new[k:k + 5000]])
+            frames = [reader.scored_seats(filters, match_ids=[i for i, _ in new[k:k + 5000]])
                       for k in range(0, len(new), 5000)]
         when = dict(ids)
         for seats in frames:
-            for rec in data.match_records(seats, round_scores=False):
+            for rec in match_records(seats, round_scores=False):
                 mid = int(rec.match_id)
                 if mid in when:  # (a match stored between the two reads waits a call)
                     known[(mid, when[mid])] = rec

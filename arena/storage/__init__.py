@@ -1,7 +1,9 @@
-"""Arena storage: SQLModel tables and the only code that knows SQL.
+"""Arena storage: SQLModel tables and the only code that knows SQL or holds an engine.
 
-Open a database with `Store.open(url)` (creates or upgrades the schema); store finished
-matches through `MatchWriter`; read them back with the functions of `arena.storage.queries`.
+Open a database with `Store.open(url)` (creates or upgrades the schema) or
+`Store.open_read_only(url)`; store finished matches through `MatchWriter`; everything else is
+a `Store` method (listed in `arena.storage.operations`). Viewers read through the declared
+read model, `arena.storage.read_model.ReadModel` (it needs pandas: import it only there).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Scopes grown by Algorithm 1 (`arena scope grow`), as frames for the Scopes page: the list,
-one scope's archive, its rounds and its transfer covers. Read through `arena.storage.scopes`
-and `arena.storage.transfers` (the homes of those queries); the covers are computed by
+"""One scope grown by Algorithm 1 (`arena scope grow`), as frames for the Scopes page: its
+archive, rounds and transfer covers. Its rows are read through the read model
+(`ReadModel.scope`, `scope_archive`, `transfers`); the covers are computed by
 `arena.gamespace.scope.report`, as `arena scope show` does."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import math
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Engine
 
 from arena.gamespace.scope.report import (
     ScopeReport,
@@ -18,22 +17,10 @@ from arena.gamespace.scope.report import (
     scope_cover,
     scope_report,
 )
-from arena.storage import scopes as stored
-from arena.storage import transfers
+from arena.storage.read_model import ReadModel
 
 ARCHIVE_COLUMNS = ["game", "round", "parent", "in scope", "gamma", "decision", "operator",
                    "sha256"]
-
-
-def scope_list(engine: Engine) -> pd.DataFrame:
-    """Every scope, the most recently updated first: status, round, games, candidates."""
-    rows = [
-        {"scope": s.name, "status": s.status, "round": s.round, "games": s.games,
-         "candidates": s.candidates, "updated_at": s.updated_at}
-        for s in stored.summaries(engine)
-    ]
-    return pd.DataFrame(rows, columns=["scope", "status", "round", "games", "candidates",
-                                       "updated_at"])
 
 
 def _number(value: float | None) -> float | None:
@@ -43,15 +30,15 @@ def _number(value: float | None) -> float | None:
 ETAS = (0.25, 0.5, 0.75)  # the eta-covers the Scopes page shows
 
 
-def scope_view(engine: Engine, name: str) -> dict[str, Any] | None:
+def scope_view(reader: ReadModel, name: str) -> dict[str, Any] | None:
     """One scope: `params` (dict), `archive`, `rounds` and `covers` (frames) and `sources`
     (game -> text, for showing a game's code); None when there is no such scope."""
-    found = stored.scope(engine, name)
+    found = reader.scope(name)
     if found is None:
         return None
-    rows = stored.games(engine, found.id)
+    rows = reader.scope_archive(found.id)
     report: ScopeReport = scope_report(
-        rows, archive_values(rows, transfers.transfers(engine, found.setting_sha256))
+        rows, archive_values(rows, reader.transfers(found.setting_sha256))
     )
     archive = pd.DataFrame(
         [
@@ -79,7 +66,7 @@ def scope_view(engine: Engine, name: str) -> dict[str, Any] | None:
         ],
         columns=["cover", "value", "pairs measured", "pairs", "games with no measured value"],
     )
-    values = archive_values(rows, transfers.transfers(engine, found.setting_sha256))
+    values = archive_values(rows, reader.transfers(found.setting_sha256))
     eta_rows = []
     for eta in ETAS:  # Def. 45's optimal eta-covers: what scope:NAME?cover=ETA plays
         gamma, names = scope_cover(rows, values, eta)

@@ -15,7 +15,7 @@ import streamlit as st
 
 from arena.dashboard import charts, tables
 from arena.dashboard.cache import compute, fresh, from_seats, query
-from arena.dashboard.context import current, engine_for
+from arena.dashboard.context import current, reader_for
 from arena.dashboard.derived import predicted_wins, unit_of
 from arena.dashboard.live_board import (
     LIVE_MAX_MATCHES,
@@ -33,13 +33,13 @@ _SEEN = "_lb_latest_seen"  # the latest snapshot id when the page last ran
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _done(url: str, watermark: tuple[int, ...], tournament: str | None) -> int:
-    return done_matches(engine_for(url), tournament)
+    return done_matches(reader_for(url), tournament)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _live_board(url: str, watermark: tuple[int, ...], tournament: str,
                 previous: int | None) -> pd.DataFrame:
-    return live_board(engine_for(url), tournament, previous)
+    return live_board(reader_for(url), tournament, previous)
 
 
 ctx = current()

@@ -7,8 +7,8 @@ import streamlit as st
 from arena.dashboard import tables
 from arena.dashboard.cache import query
 from arena.dashboard.context import current
-from arena.dashboard.data import MATCH_TABLE_LIMIT
 from arena.dashboard.ui import link_params, need_rows, replay_link
+from arena.storage.read_model import MATCH_TABLE_LIMIT
 
 ctx = current()
 f = ctx.filters

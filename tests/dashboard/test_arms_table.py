@@ -14,7 +14,7 @@ import pytest
 from arena.dashboard import data, derived
 from arena.dashboard.arms_table import arms_from_seats
 from arena.dashboard.filters import Filters
-from arena.storage.read_only import open_read_only
+from arena.storage.read_model import ReadModel
 from arena.tournaments.ratings.normalisation import arms_curves
 
 COLUMNS = ["match", "game", "map_id", "mode", "rounds", "role", "participant", "main", "best",
@@ -47,13 +47,13 @@ def _same_scores(seats: pd.DataFrame, base: str) -> None:
 def test_fast_normalisation_equals_the_records_computation_on_the_fixture(
     arena_db: str, tournament: str
 ) -> None:
-    engine = open_read_only(arena_db)
-    seats = data.scored_seats(engine, Filters(tournament))
+    reader = ReadModel.open(arena_db)
+    seats = reader.scored_seats(Filters(tournament))
     assert len(seats) >= 8
     _same_scores(seats, "alpha")
     assert not derived.seat_arms(seats).empty
     # the pages read only the rated seats: the same numbers as the records of every seat
-    rated = data.scored_seats(engine, Filters(tournament), rated_only=True)
+    rated = reader.scored_seats(Filters(tournament), rated_only=True)
     assert len(rated) == int(seats["main"].astype(bool).sum())
     records = data.match_records(seats)
     for how in ("catch-up", "narms", "reference"):

@@ -15,7 +15,7 @@ import pytest
 from arena.dashboard.live_board import live_board
 from arena.storage import Store
 from arena.storage.live import RunProgress, write_live
-from arena.storage.read_only import open_read_only
+from arena.storage.read_model import ReadModel
 from arena.tournaments.rating_store import rating_rows
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_live import copy_db
@@ -55,12 +55,12 @@ def test_without_a_snapshot_the_leaderboard_rates_the_stored_matches(
 
 
 def test_the_live_board_is_the_fit_arena_ratings_makes(arena_db: str) -> None:
-    engine = open_read_only(arena_db)
+    reader = ReadModel.open(arena_db)
     try:
-        live = live_board(engine, "nightly").set_index("participant")
-        cli = {r["participant"]: r for r in rating_rows(Store(engine), ["nightly"])}
+        live = live_board(reader, "nightly").set_index("participant")
+        cli = {r["participant"]: r for r in rating_rows(Store(reader.engine), ["nightly"])}
     finally:
-        engine.dispose()
+        reader.close()
     assert set(live.index) == set(cli)
     for name, row in cli.items():  # the point estimate is the same maximum-likelihood fit
         assert abs(live.loc[name, "rating"] - float(row["rating"])) < 1e-6
@@ -151,23 +151,23 @@ def test_the_live_board_reads_new_matches_and_not_a_remade_database_s_old_ones(
     stored after a first call is rated by the next, and a database made anew at the same
     path is read anew (its match ids are the old ones, its matches are not)."""
     url = copy_db(arena_db, tmp_path)
-    engine = open_read_only(url)
+    reader = ReadModel.open(url)
     try:
-        first = live_board(engine, "nightly")
+        first = live_board(reader, "nightly")
         _late_match(url, "latecomer", 1e6)
-        board = live_board(engine, "nightly").set_index("participant")
+        board = live_board(reader, "nightly").set_index("participant")
         assert "latecomer" not in set(first["participant"]) and "latecomer" in board.index
         assert board["rating"].idxmax() == "latecomer"  # its score beats everyone's
     finally:
-        engine.dispose()
+        reader.close()
     remade = Path(url.removeprefix("sqlite:///"))
     for path in (remade, Path(f"{remade}-wal"), Path(f"{remade}-shm")):
         path.unlink(missing_ok=True)
     copy_db(arena_db, tmp_path)  # the same path again, holding the original matches
     _late_match(url, "other", -1e6)  # the same id as latecomer's, another participant
-    engine = open_read_only(url)
+    reader = ReadModel.open(url)
     try:
-        board = live_board(engine, "nightly").set_index("participant")
+        board = live_board(reader, "nightly").set_index("participant")
     finally:
-        engine.dispose()
+        reader.close()
     assert "latecomer" not in board.index and board["rating"].idxmin() == "other"

@@ -16,7 +16,7 @@ from arena.dashboard.transcript_frames import marked_code
 from arena.events import Assign, ElicitRequest, ElicitResponse, Reveal, RoundStarted
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
-from arena.storage.read_only import open_read_only
+from arena.storage.read_model import ReadModel
 from arena.tournaments.records_from_store import records_from_store
 
 
@@ -158,8 +158,8 @@ def test_filters_round_trip_through_query_params() -> None:
 
 
 def test_match_records_agree_with_the_storage_layer(arena_db: str) -> None:
-    engine = open_read_only(arena_db)
-    ours = {r.match_id: r for r in data.match_records(data.scored_seats(engine, Filters(
+    reader = ReadModel.open(arena_db)
+    ours = {r.match_id: r for r in data.match_records(reader.scored_seats(Filters(
         "nightly")))}
     store = Store.open(arena_db)
     try:
@@ -176,39 +176,39 @@ def test_match_records_agree_with_the_storage_layer(arena_db: str) -> None:
 
 
 def test_queries_follow_filters_and_the_watermark_moves(arena_db: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    engine = open_read_only(arena_db)
-    everything = data.match_count(engine, Filters("nightly"))
-    only = data.match_count(engine, Filters("nightly", games=("condense",)))
+    reader = ReadModel.open(arena_db)
+    everything = reader.match_count(Filters("nightly"))
+    only = reader.match_count(Filters("nightly", games=("condense",)))
     assert everything == 30 and 0 < only < everything
-    assert data.match_count(engine, Filters("nightly", judge="flaky")) == 0
-    assert data.match_count(engine, Filters("nightly", until=date(2001, 1, 1))) == 0
-    pairs = data.head_to_head(engine, Filters("duel-cup"))
+    assert reader.match_count(Filters("nightly", judge="flaky")) == 0
+    assert reader.match_count(Filters("nightly", until=date(2001, 1, 1))) == 0
+    pairs = reader.head_to_head(Filters("duel-cup"))
     assert set(pairs["a"]) == {"alpha", "beta"}
     assert (pairs["wins"] + pairs["draws"] + pairs["losses"] == pairs["comparisons"]).all()
     ab = pairs.set_index(["a", "b"])
     assert ab.loc[("alpha", "beta"), "wins"] == ab.loc[("beta", "alpha"), "losses"]
-    assert data.head_to_head(engine, Filters("nightly")).empty  # eval mode: no pairs in a match
-    mark = data.watermark(engine)
+    assert reader.head_to_head(Filters("nightly")).empty  # eval mode: no pairs in a match
+    mark = reader.watermark()
     store = Store.open(arena_db)
     try:
         from arena.storage.snapshots import save_rating_snapshot
         save_rating_snapshot(store.engine, None, "test", {"rows": []})
     finally:
         store.close()
-    assert data.watermark(engine) != mark
+    assert reader.watermark() != mark
 
 
 def test_snapshot_board_rank_change_and_probabilities(arena_db: str) -> None:
-    engine = open_read_only(arena_db)
-    first, second = sorted(int(i) for i in data.snapshots(engine, "nightly")["id"])[:2]
-    board = derived.snapshot_board(engine, second)
+    reader = ReadModel.open(arena_db)
+    first, second = sorted(int(i) for i in reader.snapshots("nightly")["id"])[:2]
+    board = derived.snapshot_board(reader, second)
     assert list(board["rank"]) == list(range(1, len(board) + 1))
-    before = derived.snapshot_board(engine, first).set_index("participant")["rank"]
+    before = derived.snapshot_board(reader, first).set_index("participant")["rank"]
     for row in board.itertuples():
         assert row.rank_change == before[row.participant] - row.rank
-    probs = derived.rank_probabilities(engine, second)
+    probs = derived.rank_probabilities(reader, second)
     assert set(probs["participant"]) == set(board["participant"])
     totals = probs.groupby("participant")["p"].sum()
     assert ((totals - 1.0).abs() < 1e-9).all()
-    payload = data.snapshot_payload(engine, second)
+    payload = reader.snapshot_payload(second)
     assert json.dumps(payload)  # plain JSON, as stored

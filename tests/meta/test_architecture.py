@@ -169,7 +169,7 @@ TOURNAMENTS_LAYERS: Layers = [
 
 DASHBOARD_LAYERS: Layers = [
     ("base", (
-        "arena.dashboard.__init__", "arena.dashboard.filters", "arena.dashboard.database",
+        "arena.dashboard.__init__", "arena.dashboard.filters",
         "arena.dashboard.reading", "arena.dashboard.seatview", "arena.dashboard.charts",
         "arena.dashboard.arms_table", "arena.dashboard.tables",
     )),

@@ -32,6 +32,17 @@ DISTRIBUTION = "xent-arena"
 FIRST_PARTY = ("arena", "arena.judges", "arena.players", "arena.tournaments", "arena.dashboard")
 # A first-party package that is only imported through a command needing its extra.
 PACKAGE_EXTRAS = {"arena.dashboard": "dashboard"}
+# A folder of the base package imported only by such a package: the dashboard's read model
+# (storage's declared queries, returning pandas frames) is imported by the dashboard alone.
+FOLDER_EXTRAS = {"arena/storage/read_model/": "dashboard"}
+
+
+def extra_of(package: str, file: str) -> str:
+    """The extra a module-level import of `file` (in first-party `package`) may use."""
+    for folder, extra in FOLDER_EXTRAS.items():
+        if file.startswith(folder):
+            return extra
+    return PACKAGE_EXTRAS.get(package, "")
 
 
 @dataclass(frozen=True)
@@ -149,7 +160,7 @@ def problems(imports: list[tuple[str, Import]]) -> list[str]:
         if not dists:
             found.append(f"{imp.file}:{imp.line}: '{imp.module}' belongs to no installed package")
             continue
-        allowed = base | extras.get(PACKAGE_EXTRAS.get(package, ""), set())
+        allowed = base | extras.get(extra_of(package, imp.file), set())
         if not imp.module_level:
             allowed = base | every_extra
         if not dists & allowed:
@@ -199,4 +210,12 @@ def test_the_dashboard_may_use_its_own_extra_at_module_level() -> None:
     found = problems([("arena.dashboard", imp) for imp in imports_of(ast.parse("import streamlit\n"), "d.py")])
     assert found == []
     found = problems([("arena", imp) for imp in imports_of(ast.parse("import streamlit\n"), "a.py")])
+    assert found and "must be a base dependency" in found[0]
+
+
+def test_the_read_model_may_use_the_dashboard_extra_but_not_the_rest_of_storage() -> None:
+    pandas = imports_of(ast.parse("import pandas\n"), "arena/storage/read_model/x.py")
+    assert problems([("arena", imp) for imp in pandas]) == []
+    elsewhere = imports_of(ast.parse("import pandas\n"), "arena/storage/x.py")
+    found = problems([("arena", imp) for imp in elsewhere])
     assert found and "must be a base dependency" in found[0]

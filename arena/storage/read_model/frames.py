@@ -11,7 +11,6 @@ import pandas as pd
 from sqlalchemy import Engine, Select, func, select
 from sqlalchemy.sql import ColumnElement
 
-from arena.dashboard.filters import Filters
 from arena.storage import tables as t
 from arena.storage.queries import (  # the table handles have one home
     GAMES,
@@ -19,6 +18,7 @@ from arena.storage.queries import (  # the table handles have one home
     MATCHES,
     TOURNAMENTS,
 )
+from arena.storage.read_model.filters import Filters
 
 RUNS = t.table_of(t.Run)
 SNAPSHOTS = t.table_of(t.RatingSnapshot)

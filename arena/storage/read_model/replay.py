@@ -11,10 +11,6 @@ from datetime import datetime
 import pandas as pd
 from sqlalchemy import Engine, and_, func, select
 
-from arena.dashboard.data.frames import (
-    read_frame,
-)
-from arena.dashboard.data.matches import seat_rows
 from arena.events import Event
 from arena.storage.event_codec import decode_events
 from arena.storage.match_keys import match_id_for_ref, short_key
@@ -28,6 +24,10 @@ from arena.storage.queries import (  # the table handles have one home
     SEATS,
     TOURNAMENTS,
 )
+from arena.storage.read_model.frames import (
+    read_frame,
+)
+from arena.storage.read_model.matches import seat_rows
 
 
 @dataclass(frozen=True)

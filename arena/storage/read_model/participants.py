@@ -11,12 +11,12 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import Engine, and_, func, select
 
-from arena.dashboard.data.frames import joined_matches, match_conditions, read_frame
-from arena.dashboard.filters import Filters
 from arena.events import ElicitResponse
 from arena.redaction import redact, redact_params
 from arena.storage.event_codec import decode_events
 from arena.storage.queries import EVENTS, MATCHES, PARTICIPANTS, SEATS
+from arena.storage.read_model.filters import Filters
+from arena.storage.read_model.frames import joined_matches, match_conditions, read_frame
 
 USAGE_MATCHES = 200  # the most recent matches whose moves are read for usage
 USAGE_COLUMNS = ["match", "role", "moves", "prompt_tokens", "completion_tokens", "cost_usd",

@@ -1,24 +1,16 @@
 """Matches and their seats: the Matches table, scored seats for the Xent measure and
-Playability, rating records, participant summaries and head-to-head counts.
+Playability, participant summaries and head-to-head counts (the dashboard turns scored seats
+into rating records itself: `arena.dashboard.data.records`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from typing import Any
 
 import pandas as pd
-from sqlalchemy import Engine, and_, case, func, select, true
+from sqlalchemy import Engine, String, and_, case, cast, func, select, true
 
-from arena.dashboard.data.frames import (
-    MATCH_TABLE_LIMIT,
-    joined_matches,
-    match_conditions,
-    read_driver_frame,
-    read_frame,
-)
-from arena.dashboard.filters import Filters
+from arena.scoring import TIE_TOLERANCE_BITS
 from arena.storage.match_keys import short_key
 from arena.storage.queries import (  # the table handles have one home
     GAMES,
@@ -28,7 +20,14 @@ from arena.storage.queries import (  # the table handles have one home
     SEATS,
     TOURNAMENTS,
 )
-from arena.tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.storage.read_model.filters import Filters
+from arena.storage.read_model.frames import (
+    MATCH_TABLE_LIMIT,
+    joined_matches,
+    match_conditions,
+    read_driver_frame,
+    read_frame,
+)
 
 
 def matches(
@@ -139,45 +138,6 @@ def scored_seats(
     return read_driver_frame(engine, query.order_by(MATCHES.c.id, SEATS.c.id))
 
 
-def match_records(seats: pd.DataFrame, round_scores: bool = True) -> list[MatchRecord]:
-    """Rating records (`arena.tournaments.ratings`) from `scored_seats` rows (ordered by match).
-    `round_scores=False` leaves the per-round scores out (the ratings read match scores only;
-    decoding them is a third of the time at 100 000 matches)."""
-    if seats.empty:
-        return []
-    columns = [seats[c].tolist() for c in (
-        "match", "game", "map_id", "mode", "rounds", "role", "participant", "main", "best",
-        "forfeit", "round_scores_json")]
-    records: list[MatchRecord] = []
-    current: list[SeatRecord] = []
-    head: tuple[Any, ...] = ()
-    for match, game, map_id, mode, rounds, role, who, main, best, forfeit, scores in zip(
-        *columns, strict=True
-    ):
-        if current and match != head[0]:
-            records.append(_record(head, current))
-            current = []
-        head = (match, game, map_id, mode, rounds)
-        missing = best is None or best != best  # NULL, or NaN once pandas holds it
-        current.append(SeatRecord(
-            role=role, participant=who, score=None if missing else float(best),
-            forfeit=bool(forfeit) or missing,
-            round_scores=tuple(json.loads(scores)) if round_scores else (),
-            npc=not bool(main),
-        ))
-    records.append(_record(head, current))
-    return records
-
-
-def _record(head: tuple[Any, ...], seats: list[SeatRecord]) -> MatchRecord:
-    match, game, map_id, mode, rounds = head
-    return MatchRecord(
-        match_id=str(match), game=game, map_id=str(map_id), seats=tuple(seats),
-        mode="eval" if mode == "eval" else "head_to_head", rounds=int(rounds),
-        order=float(match),
-    )
-
-
 # ------------------------------------------------------------------------------ participants
 
 
@@ -200,8 +160,6 @@ def participant_summary(engine: Engine, filters: Filters) -> pd.DataFrame:
 def head_to_head(engine: Engine, filters: Filters) -> pd.DataFrame:
     """Win/draw/loss of participant `a` against `b` over the true pairwise comparisons: both
     rated seats of the same match (ties within 1e-6 bits are draws; a forfeit loses)."""
-    from arena.tournaments.ratings import TIE_TOLERANCE_BITS
-
     a, b = SEATS.alias("a"), SEATS.alias("b")
     pa, pb = PARTICIPANTS.alias("pa"), PARTICIPANTS.alias("pb")
     score_a = case((a.c.forfeit, None), else_=a.c.best)
@@ -238,3 +196,15 @@ def head_to_head(engine: Engine, filters: Filters) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------ snapshots
+
+
+def done_match_ids(engine: Engine, tournament: str) -> list[tuple[int, str]]:
+    """(id, finish time) of the done matches of `tournament`, by id: the finish time tells
+    a match from another stored under the same id in a database made anew at the same path."""
+    # The finish time as the database's text: no datetime object per match (100 000 of
+    # them took most of this function's time).
+    query = joined_matches(
+        select(MATCHES.c.id, cast(MATCHES.c.finished_at, String)).select_from(MATCHES)
+    ).where(and_(MATCHES.c.status == "done", *match_conditions(Filters(tournament=tournament))))
+    with engine.connect() as conn:
+        return sorted((int(i), str(when)) for i, when in conn.execute(query))

@@ -11,16 +11,16 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import Engine, func, select
 
-from arena.dashboard.data.frames import (
-    SNAPSHOTS,
-    read_frame,
-)
 from arena.storage.queries import (  # the table handles have one home
     JUDGES,
     MATCHES,
     PARTICIPANTS,
     SEATS,
     TOURNAMENTS,
+)
+from arena.storage.read_model.frames import (
+    SNAPSHOTS,
+    read_frame,
 )
 
 

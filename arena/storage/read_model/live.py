@@ -10,17 +10,17 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 from sqlalchemy import Engine, case, func, select
 
-from arena.dashboard.data.frames import (
-    RUNS,
-    SCHEDULE_RUNS,
-    SCHEDULES,
-    read_frame,
-)
 from arena.events import Event
 from arena.storage.queries import (  # the table handles have one home
     MATCHES,
     SEATS,
     TOURNAMENTS,
+)
+from arena.storage.read_model.frames import (
+    RUNS,
+    SCHEDULE_RUNS,
+    SCHEDULES,
+    read_frame,
 )
 
 

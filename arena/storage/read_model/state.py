@@ -1,7 +1,6 @@
-"""The dashboard's database checks. It is opened by `arena.storage.read_only.open_read_only`
-(the one home of read-only opening: it refuses, in one sentence, a missing file, a
-non-arena database and another schema version); this module only re-checks, on every run,
-the states in which there is nothing to show yet."""
+"""Whether a database can be shown now. A viewer opened it read-only with its schema checked
+(`arena.storage.read_only`); a tournament may have upgraded or replaced the file since, or
+hold its write lock at this moment, so the viewer re-checks on every page run."""
 
 from __future__ import annotations
 
@@ -16,16 +15,16 @@ from arena.storage.read_only import check_schema
 
 @dataclass(frozen=True)
 class DatabaseState:
-    """What the dashboard found: ``ok`` with the schema version, or a message to show."""
+    """What the viewer found: ``ok`` with the schema version, or a message to show."""
 
     ok: bool
     message: str = ""
     version: int | None = None
 
 
-def check_database(engine: Engine, label: str) -> DatabaseState:
-    """Whether `engine` can be shown now: its schema still this arena's (a tournament may
-    have upgraded or replaced the file since the dashboard opened it), and not locked."""
+def database_state(engine: Engine, label: str) -> DatabaseState:
+    """Whether `engine` can be shown now: its schema still this arena's, and not locked;
+    `label` names the database in the message."""
     try:
         return DatabaseState(True, "", check_schema(engine))
     except OperationalError as error:

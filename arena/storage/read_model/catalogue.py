@@ -11,14 +11,6 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import Engine, and_, case, func, select
 
-from arena.dashboard.data.frames import (
-    RUNS,
-    SNAPSHOTS,
-    joined_matches,
-    match_conditions,
-    read_frame,
-)
-from arena.dashboard.filters import Filters
 from arena.storage.queries import (  # the table handles have one home
     GAMES,
     JUDGES,
@@ -26,6 +18,14 @@ from arena.storage.queries import (  # the table handles have one home
     PARTICIPANTS,
     SEATS,
     TOURNAMENTS,
+)
+from arena.storage.read_model.filters import Filters
+from arena.storage.read_model.frames import (
+    RUNS,
+    SNAPSHOTS,
+    joined_matches,
+    match_conditions,
+    read_frame,
 )
 
 
