@@ -2,20 +2,24 @@
 # The GPU checks of issues 19 and 21 in one bounded run, for a lent GPU machine (the project's
 # CI stays on CPU). Each step has its own time limit and writes its log to $OUT/<step>.log;
 # the last line of each is echoed. Packages the machine lacks can be given as wheels in .whl/
-# (the project's own wheel among them, for its plugin entry points).
+# (.site/ may hold the project's dist-info, for its plugin entry points, where it is not
+# installed).
 #
 #   OUT=/tmp/gpu bash benchmarks/gpu_check.sh [steps...]   (default: every step)
 set -u
 OUT=${OUT:-/tmp/gpu_check}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 XENT_ARENA_NO_SKIPS=1
-if compgen -G ".whl/*.whl" > /dev/null; then
+if compgen -G ".whl/*.whl" > /dev/null; then  # into the machine's own environment: a
+  # test's subprocess then finds them too
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 2
-  export PYTHONPATH=".:/tmp/site"
-else
-  export PYTHONPATH="."
+    .whl/*.whl || exit 2
 fi
+if [ -d .site ]; then
+  purelib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$PWD/.site" > "$purelib/xent-arena-site.pth"
+fi
+export PYTHONPATH="$PWD"
 nvidia-smi -L
 python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', \
 transformers.__version__, torch.cuda.get_device_name())"
@@ -29,23 +33,27 @@ step() {  # step NAME SECONDS COMMAND...
 }
 
 tests() {
-  step tests 150 python3 -m pytest -q -rfE --device cuda tests/judges \
+  step tests 120 python3 -m pytest -q -rfE --device cuda tests/judges \
     tests/players/test_hf_player.py tests/gamespace/test_transfer_oracle.py
 }
 judge() {
-  step judge 250 python3 benchmarks/gpu_judge_bench.py --device cuda \
+  step judge 240 python3 benchmarks/gpu_judge_bench.py --device cuda \
     --sizes gpt2-small,llama-1b --dtypes float32,bfloat16
 }
+judge_unpacked() {
+  step judge_unpacked 120 python3 benchmarks/gpu_judge_bench.py --device cuda \
+    --sizes gpt2-small,llama-1b --dtypes bfloat16 --packing 0
+}
 replicas() {
-  step replicas 80 python3 benchmarks/gpu_judge_bench.py --device cuda --sizes llama-1b \
+  step replicas 60 python3 benchmarks/gpu_judge_bench.py --device cuda --sizes llama-1b \
     --dtypes bfloat16 --replicas 2 --max-batch-tokens 16384
 }
 finetune_gpu() {
-  step finetune_gpu 70 python3 benchmarks/scope_bench.py --count 0 --games condense \
+  step finetune_gpu 60 python3 benchmarks/scope_bench.py --count 0 --games condense \
     --finetune-budget 32000 --player-shape gpt2-small --device cuda
 }
 finetune_cpu() {
-  step finetune_cpu 100 python3 benchmarks/scope_bench.py --count 0 --games condense \
+  step finetune_cpu 80 python3 benchmarks/scope_bench.py --count 0 --games condense \
     --finetune-budget 16000 --player-shape gpt2-small --device cpu
 }
 

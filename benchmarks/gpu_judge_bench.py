@@ -67,19 +67,21 @@ async def ours(
     pool = JudgePool(
         judge, max_batch_tokens=args.max_batch_tokens, cache_size=0, close_backend=False
     )
-    sem = asyncio.Semaphore(args.concurrency)
+    # --concurrency callers, each taking the next request when its last is scored (an
+    # asyncio.Semaphore would rescan its waiters on every acquire: the harness's own cost).
+    out: list[TokenScores | None] = [None] * len(requests)
+    todo = iter(range(len(requests)))
 
-    async def one(r: ScoreRequest) -> TokenScores:
-        async with sem:
-            (scores,) = await pool.score([r])
-            return scores
+    async def caller() -> None:
+        for i in todo:
+            (out[i],) = await pool.score([requests[i]])
 
     start = time.perf_counter()
-    out = await asyncio.gather(*(one(r) for r in requests))
+    await asyncio.gather(*(caller() for _ in range(args.concurrency)))
     sync(judge.devices[0])
     wall = time.perf_counter() - start
     await pool.aclose()
-    return wall, list(out)
+    return wall, [scores for scores in out if scores is not None]
 
 
 def plain_batches(
@@ -202,7 +204,10 @@ async def bench(
     model = make_model(size, dtype, device)
     info = JudgeInfo(name=size, model=f"{size} random", revision="seed0", dtype=dtype_name)
     copies = [(model, device)] + [(copy.deepcopy(model), device) for _ in range(args.replicas - 1)]
-    judge = HFJudge(copies, tokenizer, info, max_batch_tokens=args.max_batch_tokens)
+    judge = HFJudge(
+        copies, tokenizer, info, max_batch_tokens=args.max_batch_tokens,
+        packing=bool(args.packing),
+    )
     requests = distinct_requests(args.requests, 7)
     encoded = judge.encode_requests(requests)
     tokens = sum(e.length for e in encoded)
@@ -252,6 +257,11 @@ def main() -> None:
     p.add_argument("--tf32", type=int, default=1, help="TF32 for float32 on CUDA (0/1)")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: default)")
     p.add_argument(
+        "--packing", type=int, default=1,
+        help="1: the judge's default (several requests per row, shared prefixes once); "
+        "0: one request per row, right-padded like the plain forward",
+    )
+    p.add_argument(
         "--replicas", type=int, default=1,
         help="copies of the model on the device for ours, each with its own worker thread",
     )
@@ -269,7 +279,7 @@ def main() -> None:
     print(
         f"gpu_judge_bench: device {name}, {args.requests} distinct requests, "
         f"{args.concurrency} in flight, batches of {args.max_batch_tokens} tokens, "
-        f"{args.replicas} replica(s)"
+        f"{args.replicas} replica(s), packing {'on' if args.packing else 'off'}"
         + (f", tf32 {'on' if args.tf32 else 'off'}" if args.device.startswith("cuda") else "")
     )
     rows: list[Row] = []
