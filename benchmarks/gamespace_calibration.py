@@ -112,7 +112,7 @@ async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
                 tg.player_spec(model), args.finetuner, tg.BUDGET, maps=args.maps, seed=seed,
                 judge="ngram", runs=args.runs,
             )
-            async with open_oracle(setting, engine=None, models_dir=folder / "m") as oracle:
+            async with open_oracle(setting, store=None, models_dir=folder / "m") as oracle:
                 learn = await oracle.verdict(plain)
                 stuck = await oracle.verdict(fixed)
                 v_renamed = await oracle.transfer_record(plain, renamed)

@@ -31,15 +31,7 @@ ENGINE_APIS: set[tuple[str, str | None]] = {
 }
 
 # path -> why it may still hold an engine (empty: none left)
-_ORACLE = (
-    "the fine-tuning oracle (FineTuneOracle, open_oracle) still takes an engine: its module "
-    "was being rewritten by the game-space work when the door was built; it takes a Store next"
-)
-ALLOWED: dict[str, str] = {
-    "arena/gamespace/transfer/measure.py": _ORACLE,
-    "arena/gamespace/scope/run.py": _ORACLE,
-    "arena/cli/commands/transfer.py": _ORACLE,
-}
+ALLOWED: dict[str, str] = {}
 
 
 def scanned_files() -> list[Path]:

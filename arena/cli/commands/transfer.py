@@ -49,7 +49,7 @@ async def measure(
         typer.echo(message, err=True)
 
     async with open_oracle(
-        setting, engine=store.engine, registry=registry, models_dir=models_dir,
+        setting, store=store, registry=registry, models_dir=models_dir,
         progress=progress,
     ) as oracle:
         return await oracle.matrix(games)

@@ -150,7 +150,7 @@ async def grow(
 
         assert request.setting is not None
         async with open_oracle(
-            request.setting, engine=store.engine, registry=registry, models_dir=request.models_dir,
+            request.setting, store=store, registry=registry, models_dir=request.models_dir,
             progress=progress,
         ) as real:
             return await _run(request, scope, sampler, pipeline, real, store, initial,

@@ -59,8 +59,7 @@ from arena.protocols.finetune import FineTuneRequest
 from arena.protocols.judge import Judge
 from arena.redaction import redact
 from arena.runtime.seeds import derive_seed
-from arena.storage import Database
-from arena.storage import transfers as store
+from arena.storage import Store
 from arena.storage.transfers import TransferRecord, VerdictRecord
 
 RECORD_FILE = "finetune.json"  # written last by a fine-tuner run that completed (reinforce)
@@ -220,18 +219,18 @@ class FineTuneOracle:
     more runs later tunes only the new ones, and a copy of a game tunes nothing. The
     combined verdict and value (two-level bootstrap, runs then maps,
     `arena.gamespace.transfer.arithmetic.runs_gain`) are stored under `setting.sha256`.
-    Evaluates each (player, game) once per oracle. `engine` None keeps results in memory.
+    Evaluates each (player, game) once per oracle. `store` None keeps results in memory.
     """
 
     def __init__(
         self, setting: TransferSetting, *, registry: Registry, judge: Judge,
-        engine: Database | None, models_dir: Path, progress: Progress | None = None,
+        store: Store | None, models_dir: Path, progress: Progress | None = None,
     ) -> None:
         setting.check()
         self.setting = setting
         self.registry = registry
         self.judge = judge
-        self.engine = engine
+        self.store = store
         self.models_dir = models_dir
         self._report = progress or (lambda message: None)
         self._scores: dict[tuple[str, str], list[float]] = {}
@@ -308,8 +307,8 @@ class FineTuneOracle:
                 measured.playable, sum(r.tokens for r in runs), runs[0].model_path,
                 tuple(runs[0].scores_before), tuple(after),
             )
-            if self.engine is not None:
-                store.save_verdict(self.engine, combined)
+            if self.store is not None:
+                self.store.save_verdict(combined)
         self._verdicts[(setting.sha256, key)] = combined
         return combined
 
@@ -319,8 +318,8 @@ class FineTuneOracle:
         on too when the source is playable)."""
         setting = self.setting
         source_text, target_text = game_sha256(source.source), game_sha256(target.source)
-        if self.engine is not None:
-            stored = store.transfer(self.engine, setting.sha256, source_text, target_text)
+        if self.store is not None:
+            stored = self.store.transfer(setting.sha256, source_text, target_text)
             if stored is not None:
                 return stored
         source_key, target_key = self.key(source), self.key(target)
@@ -353,8 +352,8 @@ class FineTuneOracle:
             estimate.target_before, estimate.target_after, estimate.reason,
             tuple(before), tuple(mean_after),
         )
-        if self.engine is not None:
-            store.save_transfer(self.engine, record)
+        if self.store is not None:
+            self.store.save_transfer(record)
         return record
 
     async def scores(self, player: str, game: LoadedGame) -> list[float]:
@@ -389,9 +388,9 @@ class FineTuneOracle:
         self._report(redact(message))
 
     def _stored_verdict(self, sha: str, key: str) -> VerdictRecord | None:
-        if self.engine is None:
+        if self.store is None:
             return None
-        return store.verdict(self.engine, sha, key)
+        return self.store.verdict(sha, key)
 
     def _stored_base_scores(self, key: str) -> list[float] | None:
         sha = self.setting.run_sha256(0)
@@ -445,8 +444,8 @@ class FineTuneOracle:
             measured.after, measured.gain.low, measured.gain.high, measured.playable,
             _tokens(folder), str(folder.resolve()), tuple(before), tuple(after),
         )
-        if self.engine is not None:
-            store.save_verdict(self.engine, record)
+        if self.store is not None:
+            self.store.save_verdict(record)
         return record
 
 
@@ -476,7 +475,7 @@ def default_models_dir() -> Path:
 
 @asynccontextmanager
 async def open_oracle(
-    setting: TransferSetting, *, engine: Database | None, registry: Registry | None = None,
+    setting: TransferSetting, *, store: Store | None, registry: Registry | None = None,
     models_dir: Path | None = None, progress: Progress | None = None,
 ) -> AsyncIterator[FineTuneOracle]:
     """The real oracle for `setting`, with its judge loaded (and closed on exit).
@@ -491,7 +490,7 @@ async def open_oracle(
     judge = registry.create_judge(setting.judge)
     try:
         yield FineTuneOracle(
-            setting, registry=registry, judge=judge, engine=engine,
+            setting, registry=registry, judge=judge, store=store,
             models_dir=models_dir or default_models_dir(), progress=progress,
         )
     finally:
