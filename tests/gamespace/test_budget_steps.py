@@ -13,7 +13,12 @@ from arena.cli.commands.scope import grow_command
 from arena.cli.commands.transfer import transfer_command
 from arena.errors import ConfigError
 from arena.gamespace.transfer.finetune import MIN_STEPS, steps_warning
-from arena.gamespace.transfer.measure import DEFAULT_BUDGET_TOKENS, TransferSetting, open_oracle
+from arena.gamespace.transfer.measure import (
+    DEFAULT_BUDGET_TOKENS,
+    DEFAULT_RUNS,
+    TransferSetting,
+    open_oracle,
+)
 from arena.judges.ngram import NgramJudge
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest
@@ -35,9 +40,9 @@ def test_the_default_budget_buys_the_minimum_steps_of_a_paper_game() -> None:
     assert DEFAULT_BUDGET_TOKENS >= MIN_STEPS * SINGLE_TEXT_STEP_TOKENS
     assert TransferSetting("hf:bundled").budget_tokens == DEFAULT_BUDGET_TOKENS
     for command in (transfer_command, grow_command):  # the CLI's literal defaults agree
-        assert inspect.signature(command).parameters["budget_tokens"].default == (
-            DEFAULT_BUDGET_TOKENS
-        )
+        parameters = inspect.signature(command).parameters
+        assert parameters["budget_tokens"].default == DEFAULT_BUDGET_TOKENS
+        assert parameters["runs"].default == DEFAULT_RUNS == TransferSetting("m").runs
     with pytest.raises(ConfigError, match="at least 1 step"):
         TransferSetting("hf:bundled", budget_steps=0).check()
 

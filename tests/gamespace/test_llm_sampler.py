@@ -137,7 +137,8 @@ async def test_hopeless_after_exactly_repairs_plus_one_attempts(
     assert "Unknown register 'q'" in reason
     judge = Registry.load().create_judge("ngram")
     try:
-        record = await FilterPipeline(Registry.load(), judge, PipelineConfig()).run(made)
+        config = PipelineConfig.for_rule("arms")  # cheap: the test is about the sampler
+        record = await FilterPipeline(Registry.load(), judge, config).run(made)
     finally:
         await judge.aclose()
     assert not record.kept and record.decided_by.stage == "sampler"
@@ -250,7 +251,7 @@ async def test_generate_command_records_prompts_replies_costs_and_no_key(
     out = tmp_path / "gen"
     code, stdout, stderr = await run_cli(
         "simplest_cut", "--sampler", spec, "-n", "3", "--out", str(out), "--judge", "ngram",
-        "--maps", "1", "--rounds", "2", env=env,
+        "--fewshot", "arms", "--maps", "1", "--rounds", "2", env=env,
     )
     assert code == 0, stderr
     assert len(state.requests) == 6

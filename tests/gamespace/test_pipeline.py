@@ -59,7 +59,7 @@ def proposal(name: str, source: str) -> Proposal:
 
 async def test_each_stage_drops_what_it_should_and_keeps_evidence(judge: Judge) -> None:
     registry = Registry.load()
-    config = PipelineConfig(maps=3, rounds=2)
+    config = PipelineConfig.for_rule("arms", maps=3, rounds=2)  # cheap: not about the rule
     pipeline = FilterPipeline(registry, judge, config)
     broken = await pipeline.run(proposal("broken", "elicit(t)\nreward(xent(t))\n"))
     assert [v.stage for v in broken.verdicts] == ["static"] and not broken.kept
@@ -88,7 +88,7 @@ async def test_mutants_through_the_pipeline_record_a_verdict_per_stage_reached(
 ) -> None:
     registry = Registry.load()
     parent = ParentGame("simplest_cut", "1", "simplest_cut.xgl", SIMPLEST.read_text())
-    pipeline = FilterPipeline(registry, judge, PipelineConfig())
+    pipeline = FilterPipeline(registry, judge, PipelineConfig.for_rule("arms"))
     records = [await pipeline.run(p) for p in MutateSampler().propose(parent, 6, seed=0)]
     assert len(records) == 6
     for record in records:
@@ -113,7 +113,8 @@ def test_generate_command_writes_kept_games_with_lineage_and_every_verdict(
     out = tmp_path / "gen"
     done = subprocess.run(
         [sys.executable, "-m", "arena.cli", "games", "generate", "simplest_cut", "--sampler",
-         "mutate", "-n", "5", "--seed", "0", "--out", str(out), "--judge", "ngram"],
+         "mutate", "-n", "5", "--seed", "0", "--out", str(out), "--judge", "ngram",
+         "--fewshot", "arms"],
         cwd=repo, env=env, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr

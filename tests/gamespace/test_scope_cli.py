@@ -30,6 +30,7 @@ def grow_args(table: Path, db: Path, **changes: str) -> list[str]:
     options = {
         "name": "k", "from": "simplest_cut", "oracle": f"table:{table}", "judge": "ngram",
         "rounds": "2", "budget": "24", "batch": "3", "db": sqlite_url(db),
+        "fewshot": "arms",  # the cheap rule: these tests are about the CLI and the archive
     } | changes
     return ["scope", "grow", *(x for k, v in options.items() for x in (f"--{k}", v))]
 

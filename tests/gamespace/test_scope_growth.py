@@ -86,7 +86,9 @@ async def grow(
         scope = store.scope(db.engine, name) or store.create_scope(db.engine, name, "{}", "x")
         growth = ScopeGrowth(
             params, sampler=sampler or CatalogSampler(BATCHES, params.seed),
-            pipeline=FilterPipeline(registry, judge, PipelineConfig(seed=params.seed)),
+            pipeline=FilterPipeline(
+                registry, judge, PipelineConfig.for_rule("arms", seed=params.seed)
+            ),
             oracle=table or oracle(), store=db, scope_id=scope.id,
         )
         result = await growth.grow(list(initial))
@@ -194,7 +196,9 @@ async def test_the_same_seed_grows_the_same_scope_with_a_real_sampler(
             params = GrowthParams(0.2, 0.2, rounds=2, budget=24, batch=4, seed=seed)
             await ScopeGrowth(
                 params, sampler=MutateSampler(),
-                pipeline=FilterPipeline(Registry.load(), judge, PipelineConfig(seed=seed)),
+                pipeline=FilterPipeline(
+                    Registry.load(), judge, PipelineConfig.for_rule("arms", seed=seed)
+                ),
                 oracle=flat, store=db, scope_id=scope.id,
             ).grow([ROOT])
             return [(g.sha256, g.accepted, g.verdicts.get("decision"))

@@ -30,7 +30,7 @@ def test_grow_with_the_finetune_oracle(
         "scope", "grow", "--name", "real", "--from", str(game), "--sampler", "mutate",
         "--alpha1", str(ALPHA1), "--alpha2", str(ALPHA2), "--rounds", "1", "--budget", "4",
         "--batch", "4", "--judge", "ngram", "--player", tg.player_spec(model),
-        "--finetuner", tg.FINETUNER, "--budget-tokens", "6000", "--maps", "4",
+        "--finetuner", tg.FINETUNER, "--budget-tokens", "6000", "--maps", "4", "--fewshot", "arms",
         "--models-dir", str(tmp_path / "tuned"), "--db", db,
     ]
     main(args)

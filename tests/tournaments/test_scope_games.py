@@ -43,7 +43,7 @@ def grown(tmp_path: Path) -> str:
     db = sqlite_url(tmp_path / "a.db")
     main(["scope", "grow", "--name", "k", "--from", "simplest_cut", "--oracle",
           f"table:{table}", "--judge", "ngram", "--rounds", "1", "--budget", "24", "--batch",
-          "4", "--db", db])
+          "4", "--fewshot", "arms", "--db", db])
     return db
 
 

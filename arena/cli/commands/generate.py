@@ -114,17 +114,26 @@ def generate_command(
         Path | None, typer.Option(help="Output folder (default generated/GAME).")
     ] = None,
     judge: Annotated[str, typer.Option(help="Judge spec, e.g. ngram, bundled.")] = "bundled",
+    fewshot: Annotated[
+        str, typer.Option(help="Few-shot playability rule: trend (a non-learner passes "
+                          "<= 1 %) or arms (Def. 33's curve, cheaper, passes noise).")
+    ] = "trend",
     base: Annotated[
-        str, typer.Option(help="Base participant of the playability stage.")
-    ] = "random",
-    maps: Annotated[int, typer.Option(min=1, max=100, help="Playability maps.")] = 2,
-    rounds: Annotated[int, typer.Option(min=2, max=100, help="Playability rounds.")] = 4,
+        str | None, typer.Option(help="Base participant of the playability stage (default: "
+                                 "search for trend, random for arms).")
+    ] = None,
+    maps: Annotated[
+        int | None, typer.Option(min=1, max=100, help="Playability maps (default 4; arms 2).")
+    ] = None,
+    rounds: Annotated[
+        int | None, typer.Option(min=2, max=100, help="Playability rounds (default 6; arms 4).")
+    ] = None,
 ) -> None:
     """Propose games related to GAME, filter them and write the kept ones."""
     from arena.gamespace.sampling.pipeline import PipelineConfig
 
     registry = registry_of(ctx)
-    config = PipelineConfig(seed=seed, base=base, maps=maps, rounds=rounds)
+    config = PipelineConfig.for_rule(fewshot, seed=seed, base=base, maps=maps, rounds=rounds)
     registry.create_sampler(sampler)  # a bad spec fails before any judge loads
     parent, records = run_stoppable(
         generate(game, sampler, count, config, judge, registry)

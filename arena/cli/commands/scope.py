@@ -63,9 +63,14 @@ def grow_command(
     judge: Annotated[str, typer.Option(help="Judge spec of the checks and the oracle.")] = (
         "bundled"
     ),
-    base: Annotated[str, typer.Option(help="Base participant of the playability check.")] = (
-        "random"
-    ),
+    base: Annotated[
+        str | None, typer.Option(help="Base participant of the playability check (default: "
+                                 "search for trend, random for arms).")
+    ] = None,
+    fewshot: Annotated[
+        str, typer.Option(help="Few-shot playability rule: trend (a non-learner passes "
+                          "<= 1 %) or arms (Def. 33's curve, cheaper, passes noise).")
+    ] = "trend",
     oracle: Annotated[
         str, typer.Option(help="'finetune' (fine-tune and play) or 'table:FILE.json' (a "
                           "known transfer matrix).")
@@ -85,7 +90,7 @@ def grow_command(
     ] = 8,
     runs: Annotated[
         int, typer.Option(min=1, max=1000, help="finetune oracle: fine-tuning runs per game.")
-    ] = 3,
+    ] = 4,
     opponent: Annotated[
         str | None, typer.Option(help="finetune oracle: the other roles' player.")
     ] = None,
@@ -118,7 +123,7 @@ def grow_command(
     registry.check_spec("judge", judge)
     loaded = tuple(load_game_ref(g, registry) for g in games)
     request = GrowRequest(name, loaded, sampler, params, judge, base, oracle, setting,
-                          models_dir)
+                          models_dir, fewshot)
     db_store = Store.open(db)
     try:
         db_store.require_writable("growing a scope stores its archive")

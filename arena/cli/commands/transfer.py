@@ -28,8 +28,8 @@ if TYPE_CHECKING:  # the measurement imports SciPy and SQLAlchemy: loaded by the
     from arena.storage import Store
     from arena.storage.transfers import TransferRecord
 
-# arena.gamespace.transfer.arithmetic.RESAMPLES and LEVEL, transfer.DEFAULT_BUDGET_TOKENS (a test
-# checks they agree)
+# arena.gamespace.transfer.arithmetic.RESAMPLES and LEVEL, transfer.DEFAULT_BUDGET_TOKENS and
+# DEFAULT_RUNS (a test checks they agree)
 RESAMPLES = 2000
 LEVEL = 0.95
 
@@ -123,7 +123,7 @@ def transfer_command(
     runs: Annotated[
         int, typer.Option(min=1, max=1000, help="R: fine-tuning runs per game (seeds differ; "
                           "runs already stored are reused).")
-    ] = 3,
+    ] = 4,
     seed: Annotated[int, typer.Option(help="Maps, fine-tuning and bootstrap seed.")] = 0,
     judge: Annotated[str, typer.Option(help="Judge spec, e.g. bundled or ngram.")] = "bundled",
     opponent: Annotated[

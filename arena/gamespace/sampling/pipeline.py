@@ -19,8 +19,9 @@ from typing import Any
 from arena.analysis.playability import run_playability
 from arena.analysis.smoke import smoke_match
 from arena.analysis.wellposed import check_well_posed
-from arena.errors import ArenaError, GameSyntaxError
+from arena.errors import ArenaError, ConfigError, GameSyntaxError
 from arena.gamespace.sampling.canonical import canonical_key
+from arena.gamespace.sampling.fewshot import BASE, EPSILON, MAPS, ROUNDS, trend_test
 from arena.match_setup import LoadedGame, load_entry, load_game_text
 from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
@@ -32,22 +33,42 @@ STAGES = ("static", "smoke", "wellposed", "playability", "dedup", "novelty")
 
 @dataclass(frozen=True)
 class PipelineConfig:
-    """How hard each stage looks. The defaults are few-shot: seconds per candidate."""
+    """How hard each stage looks. The defaults are few-shot: seconds per candidate (the
+    playability stage's `search` base plays N x m rounds, about 10 s on this project's
+    2-core machine with the n-gram judge)."""
 
     seed: int = 0
     player: str = "random"  # every seat of the smoke match
-    base: str = "random"  # the base participant of the playability stage
-    maps: int = 2
-    rounds: int = 4
+    base: str = BASE  # the base participant of the playability stage
+    maps: int = MAPS  # N
+    rounds: int = ROUNDS  # m
     wellposed_candidates: int = 4
     wellposed_steps: int = 1
     max_replay: int = 2
-    # "arms": Def. 33's curve (arms rises for m = rounds // 2 steps; a non-learning player
-    # passes it often); "trend": the permutation test of arena.gamespace.sampling.fewshot (a
-    # non-learning player passes with probability <= epsilon; use base "search", maps 4,
-    # rounds 6 there)
-    fewshot: str = "arms"
-    epsilon: float = 0.05
+    # "trend" (default): the permutation test of arena.gamespace.sampling.fewshot, a
+    # non-learning player passes with probability <= epsilon, a learning base (`search`)
+    # passes a playable game; "arms": Def. 33's curve (arms rises for m = rounds // 2
+    # steps), which any player whose scores vary passes often (random: 5/12 at N=2, m=2)
+    fewshot: str = "trend"
+    epsilon: float = EPSILON
+
+    @classmethod
+    def for_rule(cls, fewshot: str, **changes: Any) -> PipelineConfig:
+        """The config of few-shot rule `fewshot` at its own sizes ("trend": base `search`,
+        N = 4, m = 6; "arms": base `random`, N = 2, m = 4, the sizes it always had), with
+        `changes` (None values ignored) on top."""
+        if fewshot not in FEWSHOT_RULES:
+            raise ConfigError(
+                f"Unknown few-shot rule {fewshot!r}: choose {' or '.join(FEWSHOT_RULES)}, "
+                "e.g. --fewshot trend (the default: the rule a non-learner fails)."
+            )
+        sizes: dict[str, Any] = {"fewshot": fewshot}
+        if fewshot == "arms":
+            sizes |= {"base": "random", "maps": 2, "rounds": 4}
+        return cls(**(sizes | {k: v for k, v in changes.items() if v is not None}))
+
+
+FEWSHOT_RULES = ("trend", "arms")
 
 
 @dataclass(frozen=True)
@@ -179,8 +200,6 @@ class FilterPipeline:
             "required": report.required_steps, "maps": report.maps, "rounds": report.rounds,
         }
         if cfg.fewshot == "trend":
-            from arena.gamespace.sampling.fewshot import trend_test
-
             test = trend_test(report.per_map, epsilon=cfg.epsilon, seed=cfg.seed)
             evidence.update(p_value=test.p_value, epsilon=cfg.epsilon)
             reason = (

@@ -44,10 +44,11 @@ class GrowRequest:
     sampler: str
     params: GrowthParams
     judge: str = "bundled"
-    base: str = "random"
+    base: str | None = None  # None: the few-shot rule's own (search for trend)
     oracle: str = FINETUNE
     setting: TransferSetting | None = None  # for the finetune oracle
     models_dir: Path | None = None
+    fewshot: str = "trend"  # the filter's few-shot rule (`PipelineConfig.for_rule`)
 
 
 def check_name(name: str) -> str:
@@ -104,7 +105,8 @@ def params_doc(request: GrowRequest) -> dict[str, Any]:
     setting = request.setting.public() if request.setting is not None else None
     return {
         **asdict(request.params), "sampler": redact(request.sampler), "judge": request.judge,
-        "base": request.base, "oracle": request.oracle, "setting": setting,
+        "base": _config(request).base, "fewshot": request.fewshot, "oracle": request.oracle,
+        "setting": setting,
         "from": [game_sha256(g.source) for g in request.games],
     }
 
@@ -127,6 +129,11 @@ def open_scope(store: Store, request: GrowRequest) -> scopes.ScopeRecord:
     return found
 
 
+def _config(request: GrowRequest) -> PipelineConfig:
+    """The filter pipeline's config: the request's few-shot rule at its own sizes."""
+    return PipelineConfig.for_rule(request.fewshot, seed=request.params.seed, base=request.base)
+
+
 def _game_text(game: LoadedGame) -> GameText:
     return GameText(game.name, game.version, Path(game.filename).name, game.source)
 
@@ -139,8 +146,7 @@ async def grow(
     sampler = registry.create_sampler(request.sampler)
     judge = registry.create_judge(request.judge)
     try:
-        config = PipelineConfig(seed=request.params.seed, base=request.base)
-        pipeline = FilterPipeline(registry, judge, config)
+        pipeline = FilterPipeline(registry, judge, _config(request))
         initial = [_game_text(g) for g in request.games]
         if request.oracle != FINETUNE:
             oracle: TransferOracle = TableOracle.from_file(_table_path(request.oracle))
