@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import update
 
 from arena.cli import main
+from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store, sqlite_url
 from arena.storage import scopes as store
 from arena.storage.queries import stored_matches
@@ -58,7 +59,7 @@ async def test_a_tournament_plays_the_games_of_a_scope(tmp_path: Path, grown: st
     games = store.accepted_games(engine, "k")
     engine.dispose()
     assert games is not None and len(games) >= 2  # simplest_cut and what round 0 added
-    summary = await run_file(tournament(tmp_path, "k"), db=grown)
+    summary = await run_file(tournament(tmp_path, "k"), db=grown, registry=Registry.load())
     assert summary.errors == 0 and summary.written == 2 * len(games)
     engine = Store.open(grown).engine
     played = stored_matches(engine, "scoped", status=MATCH_DONE)
@@ -82,7 +83,7 @@ async def test_unknown_scope_and_a_broken_stored_text(tmp_path: Path, grown: str
         ))
     engine.dispose()
     with pytest.raises(TournamentConfigError) as error:
-        await run_file(tournament(tmp_path, "k"), db=grown)
+        await run_file(tournament(tmp_path, "k"), db=grown, registry=Registry.load())
     assert "games[1](simplest_cut-mut-" in str(error.value)
     assert "imports are not allowed in XGL" in str(error.value)
 
@@ -96,7 +97,7 @@ async def test_scope_games_sharing_a_name_get_distinct_labels(
     games = store.accepted_games(engine, "k")
     engine.dispose()
     assert games is not None and len(games) >= 2
-    summary = await run_file(tournament(tmp_path, "k"), db=grown)
+    summary = await run_file(tournament(tmp_path, "k"), db=grown, registry=Registry.load())
     assert summary.errors == 0
     engine = Store.open(grown).engine
     played = {m.game for m in stored_matches(engine, "scoped", status=MATCH_DONE)}

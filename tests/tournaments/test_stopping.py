@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from arena.plugins.registry import Registry
 from arena.storage import Store, sqlite_url
 from arena.storage import tables as t
 from arena.storage.abandoned_runs import interrupt_abandoned_runs
@@ -104,7 +105,7 @@ async def test_sigterm_stops_a_run_like_ctrl_c(tmp_path: Path, sigint_ignored: b
     before = rows(db, "SELECT key, status, play_seed, event_count, run_id FROM matches ORDER BY key")
 
     (tmp_path / "t.toml").write_text(TOURNAMENT)  # resume, without the seat that never plays
-    summary = await run_file(tmp_path / "t.toml", db=sqlite_url(db))
+    summary = await run_file(tmp_path / "t.toml", db=sqlite_url(db), registry=Registry.load())
     assert (summary.status, summary.written, summary.already_done) == ("done", 0, 3)
     assert rows(db, "SELECT id, status FROM runs ORDER BY id") == [(1, "interrupted"), (2, "done")]
     assert rows(db, "SELECT key, status, play_seed, event_count, run_id FROM matches ORDER BY key") == before
@@ -138,7 +139,7 @@ async def test_a_run_killed_by_sigkill_is_marked_interrupted_by_the_next_process
     assert rows(db, "SELECT id, status FROM runs") == [(1, "running")]  # nobody said otherwise
 
     (tmp_path / "t.toml").write_text(TOURNAMENT)  # the next process: without the waiter
-    summary = await run_file(tmp_path / "t.toml", db=sqlite_url(db))
+    summary = await run_file(tmp_path / "t.toml", db=sqlite_url(db), registry=Registry.load())
     assert summary.abandoned_runs == (1,)
     assert (summary.status, summary.written, summary.already_done) == ("done", 0, 3)
     assert rows(db, "SELECT id, status FROM runs ORDER BY id") == [(1, "interrupted"), (2, "done")]
