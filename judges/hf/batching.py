@@ -125,3 +125,23 @@ def choose_width(lengths: Sequence[int], max_tokens: int, attention_width: float
         if cells <= budget and w < best_work:
             best, best_work = width, w
     return best
+
+
+def row_passes(sizes: Sequence[int], chunk_tokens: int | None) -> list[tuple[int, int, int]]:
+    """Rows (tokens used in each, longest first) cut into passes of consecutive rows:
+    (start, stop, width), each `width` its longest row and `rows × width` at most
+    `chunk_tokens` (a row wider than that is a pass alone). One pass when `chunk_tokens` is
+    None."""
+    if not sizes:
+        return []
+    if not chunk_tokens:
+        return [(0, len(sizes), max(sizes))]
+    passes = []
+    start = 0
+    while start < len(sizes):
+        width = sizes[start]
+        stop = start + max(1, chunk_tokens // max(1, width))
+        stop = min(stop, len(sizes))
+        passes.append((start, stop, max(sizes[start:stop])))
+        start = stop
+    return passes

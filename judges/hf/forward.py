@@ -1,20 +1,29 @@
-"""The HF judge's forward passes (run on a device worker thread, never on the event loop).
+"""The HF judge's forward passes (run on device worker threads, never on the event loop).
 
 Scoring runs the base model (no LM head) over a right-padded batch, or over rows packed
-with shared prefixes computed once (`arena.judges.hf.packing`), selects the hidden states of the
-positions that predict a scored target token, and applies the LM head to those rows only,
-so logits are never computed for context tokens or padding. Log-probs are
-`gather − logsumexp` in float32, converted to bits.
+with shared prefixes computed once (`arena.judges.hf.packing`), selects the hidden states of
+the positions that predict a scored target token, and applies the LM head to those rows
+only, so logits are never computed for context tokens or padding. Log-probs are a float32
+log-softmax at the target, converted to bits.
+
+Rows are ordered longest first and may run in passes (`arena.judges.hf.batching.row_passes`),
+each trimmed to its own longest row, with its LM head right after it, and passes may run
+on several threads at once (`arena.judges.hf.lanes`): rows are independent, so all of this
+is exact. Rows that each hold one whole sequence (nothing packed beside it, no shared
+prefix) need no 4D mask: a causal one is exact, and SDPA's causal kernel skips the upper
+triangle.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import JudgeError
+from arena.judges.hf.batching import row_passes
 from arena.judges.hf.encoded import EncodedRequest
 from arena.judges.hf.packing import RowLayout, layout_row, pad_row
 
@@ -84,6 +93,8 @@ class Prepared:
     `ends` is set for packed rows: the 4D mask is built from it on the device (it is
     rows × width² and would cost more to copy than to build). `flat` indexes the scored
     positions in the [rows × width] hidden states; `targets` are the tokens they predict.
+    `sizes` are the tokens used in each row, longest first; `plain` says that every row is
+    one sequence from position 0 (a causal mask is exact for it).
     """
 
     ids: Any
@@ -93,18 +104,26 @@ class Prepared:
     flat: Any
     targets: Any
     counts: list[int]
+    sizes: list[int]
+    plain: bool = False
 
 
 def prepare_batch(batch: Sequence[EncodedRequest], pad_id: int, pin: bool = False) -> Prepared:
-    """Inputs of one right-padded row per request (for models that cannot pack)."""
-    width = max(e.length for e in batch)
-    rows = [list(e.input_ids) + [pad_id] * (width - e.length) for e in batch]
-    mask_rows = [[1] * e.length + [0] * (width - e.length) for e in batch]
+    """Inputs of one right-padded row per request (for models that cannot pack), longest
+    row first."""
+    order = sorted(range(len(batch)), key=lambda i: -batch[i].length)
+    row_of = {i: r for r, i in enumerate(order)}
+    width = batch[order[0]].length
+    rows = [list(batch[i].input_ids) + [pad_id] * (width - batch[i].length) for i in order]
+    mask_rows = [[1] * batch[i].length + [0] * (width - batch[i].length) for i in order]
     # Position p predicts token p + 1, so the rows we need are first_scored-1 .. length-2.
     flat = [
-        i * width + p for i, e in enumerate(batch) for p in range(e.first_scored - 1, e.length - 1)
+        row_of[i] * width + p
+        for i, e in enumerate(batch)
+        for p in range(e.first_scored - 1, e.length - 1)
     ]
-    return _prepared(rows, None, None, mask_rows, flat, batch, pin)
+    sizes = [batch[i].length for i in order]
+    return _prepared(rows, None, None, mask_rows, flat, batch, pin, sizes)
 
 
 def prepare_packed(
@@ -113,11 +132,14 @@ def prepare_packed(
     pad_id: int,
     pin: bool = False,
 ) -> Prepared:
-    """Inputs of requests packed into `rows` (from `plan_rows`), shared prefixes once."""
+    """Inputs of requests packed into `rows` (from `plan_rows`), shared prefixes once,
+    longest row first."""
     seqs = [e.input_ids for e in batch]
-    layouts = [layout_row(seqs, row) for row in rows]
-    width = max(len(lay.tokens) for lay in layouts)
+    layouts = sorted((layout_row(seqs, row) for row in rows), key=lambda lay: -len(lay.tokens))
+    sizes = [len(lay.tokens) for lay in layouts]
+    width = sizes[0]
     layouts = [pad_row(lay, width, pad_id) for lay in layouts]
+    plain = all(len(row) == 1 and len(row[0]) == 1 for row in rows)
     owner = {i: r for r, lay in enumerate(layouts) for i in lay.paths}
     flat: list[int] = []
     for i, e in enumerate(batch):
@@ -131,6 +153,8 @@ def prepare_packed(
         flat,
         batch,
         pin,
+        sizes,
+        plain,
     )
 
 
@@ -142,6 +166,8 @@ def _prepared(
     flat: list[int],
     batch: Sequence[EncodedRequest],
     pin: bool,
+    sizes: list[int],
+    plain: bool = False,
 ) -> Prepared:
     import torch
 
@@ -158,6 +184,8 @@ def _prepared(
         flat=tensor(flat),
         targets=tensor(targets),
         counts=[e.n_scored for e in batch],
+        sizes=sizes,
+        plain=plain,
     )
 
 
@@ -188,36 +216,69 @@ def run_prepared(
     device: str,
     chunk_tokens: int | None = None,
     body: Any | None = None,
+    lanes: Executor | None = None,
+    head_rows: int | None = None,
 ) -> list[list[float]]:
     """Body over the batch, LM head on the scored positions only: the bits of each target
-    token. Rows run in passes of about `chunk_tokens` tokens when given (rows are
-    independent, so this is exact; on a CPU, activations of a small pass stay in cache).
-    `body` replaces the model's own body (a `torch.compile`d one)."""
+    token. Rows run in passes of about `chunk_tokens` tokens when given (each pass as wide
+    as its longest row; on a CPU, activations of a small pass stay in cache), on `lanes`
+    when given and there are several passes. The head takes `head_rows` rows at a time
+    (default: a bounded number of logits). `body` replaces the model's own body (a
+    `torch.compile`d one)."""
     import torch
 
     body = body if body is not None else base_and_head(model)[0]
+    passes = row_passes(prep.sizes, chunk_tokens)
+    width = int(prep.ids.shape[1])
     with torch.inference_mode():
-        n_rows, width = prep.ids.shape
-        per_pass = n_rows if not chunk_tokens else max(1, chunk_tokens // width)
         flat = prep.flat.to(device, non_blocking=True)
         targets = prep.targets.to(device, non_blocking=True)
-        hidden = []
-        for r in range(0, n_rows, per_pass):
-            part = slice(r, r + per_pass)
-            ids = prep.ids[part].to(device, non_blocking=True)
-            extra: dict[str, Any] = {}
-            if prep.ends is not None and prep.positions is not None:
-                pos = prep.positions[part].to(device, non_blocking=True)
-                ends = prep.ends[part].to(device, non_blocking=True)
-                extra = {"position_ids": pos, "attention_mask": _packed_mask(model, ends)}
-            elif prep.attention is not None:
-                extra = {"attention_mask": prep.attention[part].to(device, non_blocking=True)}
-            hidden.append(_hidden(body, ids, extra).flatten(0, 1))
-        states = hidden[0] if len(hidden) == 1 else torch.cat(hidden)
-        picked = states.index_select(0, flat)
-        del hidden, states
-        bits = _head_bits(model, picked, targets)
+        logprobs = torch.empty(int(targets.shape[0]), dtype=torch.float32, device=device)
+        row, col = (flat // width, flat % width) if len(passes) > 1 else (flat, flat)
+
+    def one(start: int, stop: int, w: int) -> None:
+        with torch.inference_mode():
+            hidden = _hidden(body, *_pass_inputs(model, prep, start, stop, w, device))
+            states = hidden.flatten(0, 1)
+            if len(passes) == 1:  # the whole batch: no selection (and no sync on a GPU)
+                picked = states.index_select(0, flat)
+                logprobs.copy_(_head_logprobs(model, picked, targets, head_rows))
+                return
+            sel = ((row >= start) & (row < stop)).nonzero().squeeze(1)
+            if sel.numel():
+                local = (row[sel] - start) * w + col[sel]
+                picked = states.index_select(0, local)
+                logprobs[sel] = _head_logprobs(model, picked, targets[sel], head_rows)
+
+    if lanes is None or len(passes) == 1:
+        for p in passes:
+            one(*p)
+    else:
+        for done in [lanes.submit(one, *p) for p in passes]:
+            done.result()
+    with torch.inference_mode():
+        bits: list[float] = (-logprobs.double() / LN2).cpu().tolist()
     return _split(bits, prep.counts)
+
+
+def _pass_inputs(
+    model: Any, prep: Prepared, start: int, stop: int, width: int, device: str
+) -> tuple[Any, dict[str, Any]]:
+    """Token ids of rows start..stop, cut to `width`, and what the body needs besides."""
+    import torch
+
+    def part(t: Any) -> Any:
+        return t[start:stop, :width].to(device, non_blocking=True)
+
+    ids = part(prep.ids)
+    if prep.plain:  # one sequence per row, padding after it: causal is exact
+        return ids, {"attention_mask": torch.ones_like(ids)}
+    if prep.ends is not None and prep.positions is not None:
+        mask = _packed_mask(model, part(prep.ends))
+        return ids, {"position_ids": part(prep.positions), "attention_mask": mask}
+    if prep.attention is not None:
+        return ids, {"attention_mask": part(prep.attention)}
+    return ids, {}
 
 
 def _packed_mask(model: Any, ends: Any) -> Any:
@@ -245,23 +306,21 @@ def _packed_inputs(model: Any, layouts: Sequence[RowLayout], device: str) -> tup
     return ids, {"position_ids": pos, "attention_mask": _packed_mask(model, ends)}
 
 
-def _head_bits(model: Any, picked: Any, targets: Any) -> list[float]:
-    """LM head on the picked hidden states, log-softmax in float32, bits of the targets."""
+def _head_logprobs(model: Any, picked: Any, targets: Any, rows: int | None = None) -> Any:
+    """LM head on the picked hidden states, `rows` at a time (default: about
+    `HEAD_CHUNK_ELEMENTS` logits), log-softmax in float32: the log-prob of each target."""
     import torch
 
     _, head = base_and_head(model)
     n = int(targets.shape[0])
     logprobs = torch.empty(n, dtype=torch.float32, device=picked.device)
     vocab = int(getattr(head, "out_features", 0) or model.config.vocab_size)
-    step = max(1, HEAD_CHUNK_ELEMENTS // max(1, vocab))
+    step = rows or max(1, HEAD_CHUNK_ELEMENTS // max(1, vocab))
     for start in range(0, n, step):
         logits = _post_head(model.config, head(picked[start : start + step])).float()
         tgt = targets[start : start + step, None]
-        logprobs[start : start + step] = logits.gather(1, tgt).squeeze(1) - torch.logsumexp(
-            logits, dim=1
-        )
-    bits: list[float] = (-logprobs.double() / LN2).cpu().tolist()
-    return bits
+        logprobs[start : start + step] = torch.log_softmax(logits, dim=1).gather(1, tgt).squeeze(1)
+    return logprobs
 
 
 def _split(bits: list[float], counts: Sequence[int]) -> list[list[float]]:

@@ -5,7 +5,9 @@ Token rules and the whitespace convention are in `arena.judges.hf.tokens`; the f
 so forward passes never run on the event loop; batches go to the least-loaded replica.
 On CUDA a batch's inputs are built on a separate prepare thread into pinned memory while the
 previous batch runs (two batches in flight per device), and copied without blocking.
-On a CPU, packed rows run in passes of `CPU_PASS_TOKENS` so activations stay in cache.
+On a CPU, rows run in passes of at most `CPU_PASS_TOKENS` so activations stay in cache,
+several at once on one-thread lanes (`arena.judges.hf.lanes`: by default as many lanes as
+torch has intra-op threads), each pass with its LM head in chunks of `CPU_HEAD_ROWS` rows.
 Requests are packed several to a row, common prefixes computed once (`arena.judges.hf.packing`),
 when a one-time self-test shows the model handles packed rows exactly; else they are padded.
 Importing this module does not import torch.
@@ -24,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from arena.errors import ConfigError, JudgeError
-from arena.judges.hf.batching import padded_cost, plan_batches, plan_packed_batches
+from arena.judges.hf.batching import padded_cost, plan_batches, plan_packed_batches, row_passes
 from arena.judges.hf.encoded import EncodedRequest
 from arena.judges.hf.forward import (
     Prepared,
@@ -36,6 +38,7 @@ from arena.judges.hf.forward import (
     run_prepared,
     sample_tokens,
 )
+from arena.judges.hf.lanes import lane_pool
 from arena.judges.hf.load import (
     canonical_dtype,
     check_devices,
@@ -44,33 +47,64 @@ from arena.judges.hf.load import (
     load_pretrained,
     require_torch,
 )
-from arena.judges.hf.packing import plan_rows, trie_size
+from arena.judges.hf.packing import plan_rows
 from arena.judges.hf.tokens import TextEncoder
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.specs import Spec
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-# Tokens per forward pass on a CPU (a batch runs as several): measured on 2 cores, passes of
-# 2k tokens ran the bundled judge 5% (fused GELU) to 17% (Python GELU) faster than one 8k
-# pass: the activations stay in cache.
-CPU_PASS_TOKENS = 2048
+# Tokens per forward pass on a CPU (a batch runs as several). On 2 cores (issue 21), a
+# float32 matmul of the bundled judge's shapes ran at ~100 GFLOP/s per thread up to 512
+# rows and at about half that from 1024 rows (its output leaves the core's 1 MB L2).
+CPU_PASS_TOKENS = 512
+# LM-head rows per chunk on a CPU: 128 rows of the bundled judge's logits stay in L2 (its
+# head ran at 87 GFLOP/s on 128 rows, 36 on 1024).
+CPU_HEAD_ROWS = 128
 
 
 class _Replica:
-    """One copy of the model on one device, served by one thread."""
+    """One copy of the model on one device, served by one thread (plus its lanes on a CPU)."""
 
-    def __init__(self, model: Any, device: str, compile_body: bool = False) -> None:
+    def __init__(self, model: Any, device: str, compile_body: bool = False, lanes: int = 1) -> None:
         self.model = model
         self.device = device
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"judge-{device}")
         self.load = 0  # padded tokens queued on this replica
         self.cuda = device.startswith("cuda")
-        self.pass_tokens = CPU_PASS_TOKENS if device == "cpu" else None
+        cpu = device == "cpu"
+        self.pass_tokens = CPU_PASS_TOKENS if cpu else None
+        self.head_rows = CPU_HEAD_ROWS if cpu else None
         self.body: Any = None
         if compile_body:
             torch, _ = require_torch()
             self.body = torch.compile(base_and_head(model)[0], dynamic=True)
+        # Compiled bodies stay on one thread (compilation is not thread-safe).
+        self.lanes: ThreadPoolExecutor | None = None
+        self.lane_count = lanes if cpu and lanes > 1 and not compile_body else 1
+        if self.lane_count > 1:
+            torch, _ = require_torch()
+            threads = max(1, torch.get_num_threads() // lanes)
+            self.lanes = lane_pool(lanes, threads, "judge-lane")
+
+    def threads_note(self) -> str:
+        """How this replica uses the CPU's threads (for the log and benchmarks)."""
+        torch, _ = require_torch()
+        threads = torch.get_num_threads()
+        if self.lanes is None:
+            return f"one pass at a time on {threads} torch thread(s)"
+        return f"{self.lane_count} lanes x {max(1, threads // self.lane_count)} torch thread(s)"
+
+    def chunk_tokens(self, tokens: int) -> int | None:
+        """Tokens per pass for a batch of `tokens`: small enough to give every lane work."""
+        if self.pass_tokens is None:
+            return None
+        return max(1, min(self.pass_tokens, -(-tokens // self.lane_count)))
+
+    def shutdown(self) -> None:
+        self.executor.shutdown(True)
+        if self.lanes is not None:
+            self.lanes.shutdown(True)
 
 
 class HFJudge:
@@ -85,12 +119,23 @@ class HFJudge:
         max_batch_tokens: int = 8192,
         packing: bool = True,
         compile: bool = False,
+        lanes: int | None = None,
     ) -> None:
+        """`lanes`: passes run at once per CPU replica, each on its own thread with an equal
+        share of torch's intra-op threads (default: one lane per thread; 1: one forward at a
+        time with all the threads)."""
         if not models:
             raise ConfigError("HFJudge needs at least one (model, device) replica.")
         for m, _ in models:
             fuse_activations(m)
-        self._replicas = [_Replica(m, d, compile) for m, d in models]
+        cpus = sum(1 for _, d in models if d == "cpu")
+        if lanes is None and cpus:
+            torch, _ = require_torch()
+            lanes = max(1, torch.get_num_threads() // cpus)
+        self._replicas = [_Replica(m, d, compile, lanes or 1) for m, d in models]
+        for rep in self._replicas:
+            if rep.device == "cpu":
+                log.info("judge %s on cpu: %s", info.model, rep.threads_note())
         # Inputs of the next batch are built here while a CUDA device runs the current one.
         self._prepare = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-prepare")
         self._encoder = TextEncoder(tokenizer)
@@ -123,11 +168,12 @@ class HFJudge:
         packing: bool = True,
         tf32: bool = True,
         compile: bool = False,
+        lanes: int | None = None,
     ) -> HFJudge:
         """Load `model` (hub id or local folder) on one or several devices (`auto`: cuda,
         then mps, else cpu). On CUDA, float32 matmuls use TF32 unless `tf32` is False, and
         cuDNN's attention kernel is off (see `configure_cuda`). `compile`: run the body
-        through `torch.compile` (dynamic shapes).
+        through `torch.compile` (dynamic shapes). `lanes`: see `HFJudge`.
 
         Raises:
             ConfigError: unknown dtype or unavailable device (lists the options).
@@ -168,6 +214,7 @@ class HFJudge:
             max_batch_tokens=max_batch_tokens,
             packing=packing,
             compile=compile,
+            lanes=lanes,
         )
 
     # ------------------------------------------------------------------ properties
@@ -210,6 +257,10 @@ class HFJudge:
         """Whether batches are packed (several requests per row) rather than padded: the
         `JudgePool` then budgets batches by packed cost. True until the self-test fails."""
         return self._packing is not False
+
+    def threads_note(self) -> str:
+        """How the CPU replicas use torch's threads ("" without one)."""
+        return "; ".join(r.threads_note() for r in self._replicas if r.device == "cpu")
 
     def forward_stats(self) -> dict[str, float]:
         """Work done by the forward passes, summed over devices: batches; requested (tokens
@@ -286,34 +337,34 @@ class HFJudge:
             self._packing = ok
         return self._packing
 
-    def _prepare_inputs(
-        self, items: Sequence[EncodedRequest], packed: bool, pin: bool
-    ) -> tuple[Prepared, list[int]]:
-        """The batch's input tensors on the host, and the size of each row."""
+    def _prepare_inputs(self, items: Sequence[EncodedRequest], packed: bool, pin: bool) -> Prepared:
+        """The batch's input tensors on the host."""
         if not packed:
-            return prepare_batch(items, self._pad_id, pin), [e.length for e in items]
+            return prepare_batch(items, self._pad_id, pin)
         seqs = [e.input_ids for e in items]
         rows = plan_rows(seqs, self.max_batch_tokens, self._attention_width)
-        sizes = [sum(trie_size(seqs, c) for c in row) for row in rows]
-        return prepare_packed(items, rows, self._pad_id, pin), sizes
+        return prepare_packed(items, rows, self._pad_id, pin)
 
     def _run(
-        self, rep: _Replica, items: Sequence[EncodedRequest], prep: tuple[Prepared, list[int]]
+        self, rep: _Replica, items: Sequence[EncodedRequest], prep: Prepared
     ) -> list[list[float]]:
         start = time.perf_counter()
-        inputs, row_sizes = prep
-        width = max(row_sizes)  # the input tensor is rows × width
+        chunk = rep.chunk_tokens(sum(prep.sizes))
         try:
-            values = run_prepared(rep.model, inputs, rep.device, rep.pass_tokens, rep.body)
+            values = run_prepared(
+                rep.model, prep, rep.device, chunk, rep.body, rep.lanes, rep.head_rows
+            )
         except Exception as exc:
             _release_cuda_memory(exc, rep.device)
             raise
+        # Each pass runs rows × its own width (the widest row in it).
+        passes = [(b - a, w) for a, b, w in row_passes(prep.sizes, chunk)]
         with self._stats_lock:
             self._stats["batches"] += 1
             self._stats["requested"] += sum(e.length for e in items)
-            self._stats["positions"] += sum(row_sizes)
-            self._stats["padded"] += len(row_sizes) * width
-            self._stats["padded_sq"] += len(row_sizes) * width**2
+            self._stats["positions"] += sum(prep.sizes)
+            self._stats["padded"] += sum(n * w for n, w in passes)
+            self._stats["padded_sq"] += sum(n * w * w for n, w in passes)
             self._stats["scored"] += sum(e.n_scored for e in items)
             self._stats["busy_s"] += time.perf_counter() - start
         return values
@@ -387,7 +438,7 @@ class HFJudge:
             return
         self._closed = True
         for rep in self._replicas:
-            await asyncio.to_thread(rep.executor.shutdown, True)
+            await asyncio.to_thread(rep.shutdown)
         await asyncio.to_thread(self._prepare.shutdown, True)
         cuda = any(r.device.startswith("cuda") for r in self._replicas)
         for rep in self._replicas:
@@ -422,7 +473,10 @@ HF_PARAMS = (
     "packing",
     "tf32",
     "compile",
+    "lanes",
 )
+# A ceiling for the lanes option: more threads than this is a typo, not a machine.
+MAX_LANES = 256
 
 
 def check_hf_spec(spec: Spec) -> None:
@@ -439,6 +493,14 @@ def check_hf_spec(spec: Spec) -> None:
     spec.bool_param("packing", True)
     spec.bool_param("tf32", True)
     spec.bool_param("compile", False)
+    _lanes_param(spec)
+
+
+def _lanes_param(spec: Spec) -> int | None:
+    """The `lanes` option: None (one lane per torch thread) when absent."""
+    if "lanes" not in spec.params:
+        return None
+    return spec.int_param("lanes", 2, minimum=1, maximum=MAX_LANES)
 
 
 def create_hf_judge(spec: Spec) -> HFJudge:
@@ -449,7 +511,9 @@ def create_hf_judge(spec: Spec) -> HFJudge:
     to torch.compile the body, dtype (float32, bfloat16,
     float16, auto), attn (eager, sdpa, flash_attention_2, ...), revision (hub branch, tag
     or commit), trust_remote_code (0/1), max_batch_tokens (padded tokens per forward pass),
-    packing (0/1, default 1: pack several requests per row when the model supports it).
+    packing (0/1, default 1: pack several requests per row when the model supports it),
+    lanes (CPU: forward passes at once, each on its own thread with a share of torch's
+    threads; default one per thread, 1 for one pass at a time on all of them).
     """
     check_hf_spec(spec)
     return HFJudge.from_pretrained(
@@ -463,4 +527,5 @@ def create_hf_judge(spec: Spec) -> HFJudge:
         packing=spec.bool_param("packing", True),
         tf32=spec.bool_param("tf32", True),
         compile=spec.bool_param("compile", False),
+        lanes=_lanes_param(spec),
     )
