@@ -147,6 +147,7 @@ async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
         "learnable": Case("learnable game judged playable", 0.9),
     }
     exact = agree = 0
+    registry = Registry.load()
     prefix = {r: 0 for r in range(1, args.runs + 1)}  # playable with the first r runs
     first, n = args.first_seed, args.seeds
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,7 +164,9 @@ async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
                 tg.player_spec(model), args.finetuner, args.budget, maps=args.maps, seed=seed,
                 judge="ngram", runs=args.runs,
             )
-            async with open_oracle(setting, store=None, models_dir=folder / "m") as oracle:
+            async with open_oracle(
+                setting, store=None, registry=registry, models_dir=folder / "m"
+            ) as oracle:
                 learn = await oracle.verdict(plain)
                 stuck = await oracle.verdict(fixed)
                 v_renamed = await oracle.transfer_record(plain, renamed)

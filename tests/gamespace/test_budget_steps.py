@@ -70,8 +70,8 @@ async def test_the_oracle_warns_when_the_budget_buys_too_few_steps(tmp_path: Pat
         maps=2, judge="ngram", runs=1,
     )
     lines: list[str] = []
-    async with open_oracle(setting, store=None, models_dir=tmp_path / "m",
-                           progress=lines.append) as oracle:
+    async with open_oracle(setting, store=None, registry=Registry.load(),
+                           models_dir=tmp_path / "m", progress=lines.append) as oracle:
         [game, _, _] = tg.games()
         await oracle.verdict(game)
     assert len(oracle.warnings) == 1 and "took 1 optimiser step(s)" in oracle.warnings[0]

@@ -28,6 +28,11 @@ from arena.storage import Store
 from arena.storage import transfers as stored
 from tests.gamespace import transfer_games as tg
 
+
+def plugins() -> Registry:
+    """The installed plugins: what open_oracle builds the fine-tuner and players with."""
+    return Registry.load()
+
 pytestmark = pytest.mark.torch
 
 
@@ -69,8 +74,8 @@ def measured(setting: TransferSetting, db: str, models_dir: Path) -> tuple[Trans
     async def run() -> tuple[TransferMatrix, Log]:
         store, log = Store.open(db), Log()
         try:
-            async with open_oracle(setting, store=store, models_dir=models_dir,
-                                   progress=log) as oracle:
+            async with open_oracle(setting, store=store, registry=plugins(),
+                                   models_dir=models_dir, progress=log) as oracle:
                 return await oracle.matrix(tg.games()), log
         finally:
             store.close()
@@ -137,8 +142,8 @@ async def test_everything_is_stored_and_read_back_without_tuning_again(
             assert len(stored.verdicts(store.engine, setting.run_sha256(run))) == 2
         assert f'"budget_tokens":{tg.BUDGET}' in summary.setting_json
         log = Log()
-        async with open_oracle(setting, store=store, models_dir=models_dir,
-                               progress=log) as oracle:
+        async with open_oracle(setting, store=store, registry=plugins(),
+                               models_dir=models_dir, progress=log) as oracle:
             assert isinstance(oracle, TransferOracle)
             again = await oracle.matrix(tg.games())
             plain, renamed, fixed = (GameText(g.name, g.version, g.filename, g.source)
@@ -159,7 +164,8 @@ async def test_a_new_pair_reuses_the_kept_model(
 ) -> None:
     """Without a database, the kept model folders still spare the fine-tuning."""
     log = Log()
-    async with open_oracle(setting, store=None, models_dir=models_dir, progress=log) as oracle:
+    async with open_oracle(setting, store=None, registry=plugins(), models_dir=models_dir,
+                           progress=log) as oracle:
         [plain, _, fixed] = tg.games()
         record = await oracle.transfer_record(plain, fixed)
     assert record.value is None and record.source_sha256 == game_sha256(plain.source)
@@ -168,15 +174,17 @@ async def test_a_new_pair_reuses_the_kept_model(
 
 async def test_bad_settings_fail_before_any_model_loads(setting: TransferSetting) -> None:
     with pytest.raises(ConfigError, match="at least 2 evaluation maps"):
-        async with open_oracle(TransferSetting(setting.player, maps=1), store=None):
+        async with open_oracle(TransferSetting(setting.player, maps=1), store=None,
+                               registry=plugins()):
             pass
     with pytest.raises(ConfigError, match="budget must be at least 1"):
-        async with open_oracle(TransferSetting(setting.player, budget_tokens=0), store=None):
+        async with open_oracle(TransferSetting(setting.player, budget_tokens=0), store=None,
+                               registry=plugins()):
             pass
     with pytest.raises(UnknownNameError, match="reinforce"):
         async with open_oracle(TransferSetting(setting.player, finetuner="reinforse",
                                                judge="ngram"), store=None,
-                               registry=Registry.load()):
+                               registry=plugins()):
             pass
 
 
@@ -184,7 +192,8 @@ async def test_a_tuned_model_folder_that_is_gone_is_tuned_again(
     setting: TransferSetting, tmp_path: Path
 ) -> None:
     log = Log()
-    async with open_oracle(setting, store=None, models_dir=tmp_path, progress=log) as oracle:
+    async with open_oracle(setting, store=None, registry=plugins(), models_dir=tmp_path,
+                           progress=log) as oracle:
         [plain, _, fixed] = tg.games()
         first = await oracle.verdict(plain)
         assert first.model_path is not None
@@ -214,7 +223,7 @@ async def test_adding_a_run_tunes_only_the_new_run(
     store, log = Store.open(db), Log()
     more = replace(setting, runs=setting.runs + 1)
     try:
-        async with open_oracle(more, store=store, models_dir=models_dir,
+        async with open_oracle(more, store=store, registry=plugins(), models_dir=models_dir,
                                progress=log) as oracle:
             [plain, _, fixed] = tg.games()
             verdict = await oracle.verdict(plain)
@@ -238,8 +247,8 @@ async def test_a_copy_with_a_no_op_instruction_transfers_exactly_one(
 
     store, log = Store.open(db), Log()
     try:
-        async with open_oracle(setting, store=store, models_dir=models_dir,
-                               progress=log) as oracle:
+        async with open_oracle(setting, store=store, registry=plugins(),
+                               models_dir=models_dir, progress=log) as oracle:
             [plain, _, _] = tg.games()
             noop = load_game_text(tg.NOOP, "noop.xgl")
             there = await oracle.transfer_record(plain, noop)

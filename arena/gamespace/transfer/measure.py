@@ -475,14 +475,14 @@ def default_models_dir() -> Path:
 
 @asynccontextmanager
 async def open_oracle(
-    setting: TransferSetting, *, store: Store | None, registry: Registry | None = None,
+    setting: TransferSetting, *, store: Store | None, registry: Registry,
     models_dir: Path | None = None, progress: Progress | None = None,
 ) -> AsyncIterator[FineTuneOracle]:
-    """The real oracle for `setting`, with its judge loaded (and closed on exit).
+    """The real oracle for `setting`, with its judge loaded (and closed on exit); `registry`
+    builds the fine-tuner, the players and the judge.
 
     Bad specs (player, fine-tuner, judge) and settings fail here, before any model loads."""
     setting.check()
-    registry = registry or Registry.load()
     registry.check_spec("player", setting.player)
     if setting.opponent is not None:
         registry.check_spec("player", setting.opponent)
