@@ -15,15 +15,13 @@ import socket
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, delete, outerjoin, select, update
+from sqlmodel import col
 
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
 from arena.storage.live import STALE_AFTER_S
-
-RUNS = t.table_of(t.Run)
-LIVE_RUNS = t.table_of(t.LiveRun)
-LIVE_MATCHES = t.table_of(t.LiveMatch)
+from arena.storage.tables import LiveMatch, LiveRun, Run
 
 RUNNING = "running"
 INTERRUPTED = "interrupted"
@@ -66,9 +64,12 @@ def interrupt_abandoned_runs(
     moment = now or t.utcnow()
     cutoff = moment - timedelta(seconds=stale_after_s)
     query = (
-        select(RUNS.c.id, RUNS.c.host, RUNS.c.pid, RUNS.c.started_at, LIVE_RUNS.c.updated_at)
-        .select_from(RUNS.outerjoin(LIVE_RUNS, LIVE_RUNS.c.run_id == RUNS.c.id))
-        .where(RUNS.c.tournament_id == tournament_id, RUNS.c.status == RUNNING)
+        select(
+            col(Run.id), col(Run.host), col(Run.pid), col(Run.started_at),
+            col(LiveRun.updated_at),
+        )
+        .select_from(outerjoin(Run, LiveRun, col(LiveRun.run_id) == col(Run.id)))
+        .where(col(Run.tournament_id) == tournament_id, col(Run.status) == RUNNING)
     )
     with write_engine(engine).begin() as conn:
         gone = [
@@ -78,14 +79,14 @@ def interrupt_abandoned_runs(
         ]
         if gone:
             conn.execute(
-                RUNS.update()
-                .where(RUNS.c.id.in_(gone), RUNS.c.status == RUNNING)
+                update(Run)
+                .where(col(Run.id).in_(gone), col(Run.status) == RUNNING)
                 .values(status=INTERRUPTED, finished_at=moment)
             )
             conn.execute(
-                LIVE_RUNS.update()
-                .where(LIVE_RUNS.c.run_id.in_(gone))
+                update(LiveRun)
+                .where(col(LiveRun.run_id).in_(gone))
                 .values(status=INTERRUPTED, in_flight=0)
             )
-            conn.execute(LIVE_MATCHES.delete().where(LIVE_MATCHES.c.run_id.in_(gone)))
+            conn.execute(delete(LiveMatch).where(col(LiveMatch.run_id).in_(gone)))
     return gone

@@ -14,15 +14,15 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine, and_, or_, select
+from sqlalchemy import Engine, and_, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import col
 
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
 from arena.storage.records import MATCH_DONE
+from arena.storage.tables import Match, MatchClaim
 
-CLAIMS = t.table_of(t.MatchClaim)
-MATCHES = t.table_of(t.Match)
 CLAIM_TTL_S = 120.0  # a run renews every third of it
 FREE = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -31,7 +31,7 @@ def _insert_missing(engine: Engine, tournament_id: int, keys: Sequence[str]) -> 
     rows = [{"key": k, "tournament_id": tournament_id, "expires_at": FREE} for k in keys]
     dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
     with write_engine(engine).begin() as conn:
-        conn.execute(dialect.insert(CLAIMS).values(rows).on_conflict_do_nothing())
+        conn.execute(dialect.insert(MatchClaim).values(rows).on_conflict_do_nothing())
 
 
 def claim(
@@ -50,26 +50,26 @@ def claim(
     moment = now or t.utcnow()
     with write_engine(engine).begin() as conn:
         free = conn.execute(
-            select(CLAIMS.c.key)
+            select(col(MatchClaim.key))
             .where(
-                CLAIMS.c.key.in_(keys),
+                col(MatchClaim.key).in_(keys),
                 or_(
-                    CLAIMS.c.run_id == run_id,
-                    CLAIMS.c.run_id.is_(None),
-                    CLAIMS.c.expires_at < moment,
+                    col(MatchClaim.run_id) == run_id,
+                    col(MatchClaim.run_id).is_(None),
+                    col(MatchClaim.expires_at) < moment,
                 ),
             )
             .with_for_update(skip_locked=True)
         )
         found = {str(k) for k in free.scalars()}
         done = conn.execute(
-            select(MATCHES.c.key).where(MATCHES.c.key.in_(found), MATCHES.c.status == MATCH_DONE)
+            select(col(Match.key)).where(col(Match.key).in_(found), col(Match.status) == MATCH_DONE)
         )
         found -= {str(k) for k in done.scalars()}
         if found:
             conn.execute(
-                CLAIMS.update()
-                .where(CLAIMS.c.key.in_(found))
+                update(MatchClaim)
+                .where(col(MatchClaim.key).in_(found))
                 .values(run_id=run_id, expires_at=moment + timedelta(seconds=ttl_s))
             )
     return [k for k in keys if k in found]
@@ -79,8 +79,8 @@ def renew(engine: Engine, run_id: int, *, ttl_s: float = CLAIM_TTL_S) -> int:
     """Extend every claim of the run; how many it holds."""
     with write_engine(engine).begin() as conn:
         done = conn.execute(
-            CLAIMS.update()
-            .where(CLAIMS.c.run_id == run_id)
+            update(MatchClaim)
+            .where(col(MatchClaim.run_id) == run_id)
             .values(expires_at=t.utcnow() + timedelta(seconds=ttl_s))
         )
     return int(done.rowcount)
@@ -88,11 +88,11 @@ def renew(engine: Engine, run_id: int, *, ttl_s: float = CLAIM_TTL_S) -> int:
 
 def release(engine: Engine, run_id: int, keys: Collection[str] | None = None) -> None:
     """Free the run's claims (all, or those of `keys`): its matches are stored or dropped."""
-    condition = CLAIMS.c.run_id == run_id
+    condition = col(MatchClaim.run_id) == run_id
     if keys is not None:
-        condition = and_(condition, CLAIMS.c.key.in_(list(keys)))
+        condition = and_(condition, col(MatchClaim.key).in_(list(keys)))
     with write_engine(engine).begin() as conn:
-        conn.execute(CLAIMS.update().where(condition).values(run_id=None, expires_at=FREE))
+        conn.execute(update(MatchClaim).where(condition).values(run_id=None, expires_at=FREE))
 
 
 def release_runs(engine: Engine, run_ids: Collection[int]) -> None:
@@ -100,7 +100,7 @@ def release_runs(engine: Engine, run_ids: Collection[int]) -> None:
     if run_ids:
         with write_engine(engine).begin() as conn:
             conn.execute(
-                CLAIMS.update()
-                .where(CLAIMS.c.run_id.in_(list(run_ids)))
+                update(MatchClaim)
+                .where(col(MatchClaim.run_id).in_(list(run_ids)))
                 .values(run_id=None, expires_at=FREE)
             )

@@ -21,21 +21,21 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
+from sqlmodel import col
 
 from arena.storage import tables as t
 from arena.storage.engine import StorageError, write_engine
 from arena.storage.match_rows import insert_matches
 from arena.storage.records import MATCH_DONE, FinishedMatch, SeatResult
-from arena.storage.rows import IMPORTED_MODE, find_or_insert, new_id
+from arena.storage.rows import IMPORTED_MODE, find_or_insert, new_id, row_id
+from arena.storage.tables import GameMap, Tournament
 
 IMPORT_DIALECT = "import"
 IMPORT_STATUS = "imported"
 MAP_PREFIX = "import:"
-TOURNAMENTS = t.table_of(t.Tournament)
-MAPS = t.table_of(t.GameMap)
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,8 @@ class TournamentInfo:
 
 def tournament_info(engine: Engine, tournament: str) -> TournamentInfo | None:
     """The stored row of `tournament`, or None when there is no such tournament."""
-    query = select(TOURNAMENTS.c.id, TOURNAMENTS.c.mode, TOURNAMENTS.c.config_json).where(
-        TOURNAMENTS.c.name == tournament
+    query = select(col(Tournament.id), col(Tournament.mode), col(Tournament.config_json)).where(
+        col(Tournament.name) == tournament
     )
     with engine.connect() as conn:
         row = conn.execute(query).first()
@@ -123,7 +123,7 @@ def tournament_info(engine: Engine, tournament: str) -> TournamentInfo | None:
         return None
     found = json.loads(str(row[2]))
     config = found if isinstance(found, dict) else {}
-    return TournamentInfo(int(row[0]), tournament, str(row[1]), config)
+    return TournamentInfo(row_id(row[0]), tournament, str(row[1]), config)
 
 
 def tournament_config(engine: Engine, tournament: str) -> dict[str, Any] | None:
@@ -143,12 +143,12 @@ def map_labels(engine: Engine, map_ids: Sequence[int]) -> dict[int, str]:
     ids = sorted(set(map_ids))
     with engine.connect() as conn:
         for start in range(0, len(ids), 500):
-            query = select(MAPS.c.id, MAPS.c.story_source).where(
-                MAPS.c.id.in_(ids[start : start + 500])
+            query = select(col(GameMap.id), col(GameMap.story_source)).where(
+                col(GameMap.id).in_(ids[start : start + 500])
             )
             for ident, source in conn.execute(query):
                 if str(source).startswith(MAP_PREFIX):
-                    out[int(ident)] = str(source)[len(MAP_PREFIX) :]
+                    out[row_id(ident)] = str(source)[len(MAP_PREFIX) :]
     return out
 
 
@@ -173,8 +173,8 @@ def _sources(config: Mapping[str, Any] | None) -> list[ImportSource]:
 
 def _save(conn: Connection, batch: ImportBatch) -> ImportResult:
     row = conn.execute(
-        select(TOURNAMENTS.c.id, TOURNAMENTS.c.config_json).where(
-            TOURNAMENTS.c.name == batch.tournament
+        select(col(Tournament.id), col(Tournament.config_json)).where(
+            col(Tournament.name) == batch.tournament
         )
     ).first()
     config: dict[str, Any] = {"import": {"sources": []}}
@@ -196,16 +196,16 @@ def _save(conn: Connection, batch: ImportBatch) -> ImportResult:
     if row is None:
         tournament_id = new_id(
             conn.execute(
-                TOURNAMENTS.insert(),
+                insert(Tournament),
                 {"name": batch.tournament, "mode": IMPORTED_MODE,
                  "config_json": json.dumps(config), "created_at": now},
             )
         )
     else:
-        tournament_id = int(row[0])
+        tournament_id = row_id(row[0])
     run_id = new_id(
         conn.execute(
-            t.table_of(t.Run).insert(),
+            insert(t.Run),
             {
                 "tournament_id": tournament_id, "status": IMPORT_STATUS,
                 "planned": len(batch.matches), "pending": len(batch.matches),
@@ -223,8 +223,8 @@ def _save(conn: Connection, batch: ImportBatch) -> ImportResult:
     )
     config["import"].setdefault("sources", []).append(asdict(source))
     conn.execute(
-        TOURNAMENTS.update()
-        .where(TOURNAMENTS.c.id == tournament_id)
+        update(Tournament)
+        .where(col(Tournament.id) == tournament_id)
         .values(config_json=json.dumps(config, sort_keys=True))
     )
     return ImportResult(source, created=True)
@@ -238,7 +238,7 @@ def _finished_matches(
     games: dict[str, int] = {}
     maps: dict[tuple[str, str], tuple[int, int]] = {}  # -> (map id, map index in its game)
     judge_id = find_or_insert(
-        conn, t.table_of(t.JudgeRecord),
+        conn, t.JudgeRecord,
         {"spec": spec, "name": "external", "model": "", "revision": "", "dtype": ""},
         {"vocab_size": 0},
     )
@@ -247,14 +247,14 @@ def _finished_matches(
         for seat in m.seats:
             if seat.participant not in people:
                 people[seat.participant] = find_or_insert(
-                    conn, t.table_of(t.Participant),
+                    conn, t.Participant,
                     {"name": seat.participant, "spec": spec, "plugin": "import",
                      "plugin_version": ""},
                     {"model": "", "params_json": "{}"},
                 )
         if m.game not in games:
             games[m.game] = find_or_insert(
-                conn, t.table_of(t.Game),
+                conn, t.Game,
                 {"name": m.game, "version": IMPORT_DIALECT, "dialect": IMPORT_DIALECT,
                  "code_sha256": ""},
                 {"filename": "", "source": ""},
@@ -262,7 +262,7 @@ def _finished_matches(
         if (m.game, m.map_label) not in maps:
             index = sum(1 for game, _ in maps if game == m.game)
             map_id = find_or_insert(
-                conn, MAPS,
+                conn, GameMap,
                 {"game_id": games[m.game], "seed": 0, "story_source": MAP_PREFIX + m.map_label},
                 {"stories_json": "{}", "created_at": now},
             )

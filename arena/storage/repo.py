@@ -15,8 +15,9 @@ import socket
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, Table, select
+from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlmodel import SQLModel, col
 
 from arena.redaction import redact, redact_params
 from arena.storage import tables as t
@@ -38,9 +39,8 @@ from arena.storage.records import (
     JudgeProvenance,
     ParticipantInfo,
 )
-from arena.storage.rows import IMPORTED_MODE, find_or_insert, new_id
-
-MATCHES = t.table_of(t.Match)
+from arena.storage.rows import IMPORTED_MODE, find_or_insert, new_id, row_id
+from arena.storage.tables import GameMap, Match, Run, Tournament
 
 
 class Store(StoreOperations):
@@ -111,36 +111,39 @@ class Store(StoreOperations):
     # ------------------------------------------------------------------ identity rows
 
     def _get_or_create(
-        self, table: Table, rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
+        self, model: type[SQLModel], rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
     ) -> list[int]:
         """Ids of rows matching each `unique` mapping, inserting `unique | extra` where
         none does; all in one transaction."""
         for _ in range(2):  # the second pass reads rows a concurrent writer inserted
             try:
                 with self._write.begin() as conn:
-                    return [find_or_insert(conn, table, unique, extra) for unique, extra in rows]
+                    return [find_or_insert(conn, model, unique, extra) for unique, extra in rows]
             except IntegrityError:
                 continue
-        raise RuntimeError(f"could not create or find rows of {table.name}")
+        raise RuntimeError(f"could not create or find rows of {model.__name__}")
 
     def ensure_tournament(self, name: str, mode: str, config_json: str) -> int:
         """The tournament's id; its stored config is replaced by the latest one. A tournament
         of imported results is refused (its config holds the files' provenance)."""
-        table = t.table_of(t.Tournament)
         values = {"mode": mode, "config_json": config_json}
         created = {**values, "seed_key": t.new_seed_key_hex()}
         for _ in range(2):  # the second pass finds the row a concurrent writer inserted
             try:
                 with self._write.begin() as conn:
-                    ident = find_or_insert(conn, table, {"name": name}, created)
-                    found = conn.execute(select(table.c.mode).where(table.c.id == ident))
+                    ident = find_or_insert(conn, Tournament, {"name": name}, created)
+                    found = conn.execute(
+                        select(col(Tournament.mode)).where(col(Tournament.id) == ident)
+                    )
                     if found.scalar() == IMPORTED_MODE:
                         raise StorageError(
                             f"Tournament '{name}' holds imported results (`arena import`). "
                             "Give the tournament file another `name`; rate both together "
                             f"with `arena ratings --tournament {name} --tournament OTHER`."
                         )
-                    conn.execute(table.update().where(table.c.id == ident).values(**values))
+                    conn.execute(
+                        update(Tournament).where(col(Tournament.id) == ident).values(**values)
+                    )
                     return ident
             except IntegrityError:
                 continue
@@ -149,14 +152,15 @@ class Store(StoreOperations):
     def tournament_seed_key(self, tournament_id: int) -> bytes:
         """The tournament's secret seed key, made on first use where it has none (a
         tournament of imported results, say). Only the executor reads it."""
-        table = t.table_of(t.Tournament)
         with self._write.begin() as conn:
             conn.execute(
-                table.update()
-                .where(table.c.id == tournament_id, table.c.seed_key.is_(None))
+                update(Tournament)
+                .where(col(Tournament.id) == tournament_id, col(Tournament.seed_key).is_(None))
                 .values(seed_key=t.new_seed_key_hex())
             )
-            found = conn.execute(select(table.c.seed_key).where(table.c.id == tournament_id))
+            found = conn.execute(
+                select(col(Tournament.seed_key)).where(col(Tournament.id) == tournament_id)
+            )
             key = found.scalar()
         if key is None:
             raise StorageError(f"No tournament with id {tournament_id} in the database.")
@@ -178,7 +182,7 @@ class Store(StoreOperations):
             )
             for info in infos
         ]
-        return self._get_or_create(t.table_of(t.Participant), rows)
+        return self._get_or_create(t.Participant, rows)
 
     def ensure_participant(self, info: ParticipantInfo) -> int:
         return self.ensure_participants([info])[0]
@@ -196,7 +200,7 @@ class Store(StoreOperations):
             )
             for info in infos
         ]
-        return self._get_or_create(t.table_of(t.Game), rows)
+        return self._get_or_create(t.Game, rows)
 
     def ensure_game(self, info: GameInfo) -> int:
         return self.ensure_games([info])[0]
@@ -210,33 +214,35 @@ class Store(StoreOperations):
             "dtype": info.dtype,
         }
         return self._get_or_create(
-            t.table_of(t.JudgeRecord), [(unique, {"vocab_size": info.vocab_size})]
+            t.JudgeRecord, [(unique, {"vocab_size": info.vocab_size})]
         )[0]
 
     # ------------------------------------------------------------------ maps
 
     def find_map(self, game_id: int, seed: int, source: str) -> tuple[int, dict[str, str]] | None:
         """A stored map's id and texts, or None."""
-        table = t.table_of(t.GameMap)
         with self.engine.connect() as conn:
             row = conn.execute(
-                select(table.c.id, table.c.stories_json).where(
-                    table.c.game_id == game_id, table.c.seed == seed, table.c.story_source == source
+                select(col(GameMap.id), col(GameMap.stories_json)).where(
+                    col(GameMap.game_id) == game_id,
+                    col(GameMap.seed) == seed,
+                    col(GameMap.story_source) == source,
                 )
             ).first()
-        return None if row is None else (int(row[0]), json.loads(row[1]))
+        return None if row is None else (row_id(row[0]), json.loads(row[1]))
 
     def ensure_map(
         self, game_id: int, seed: int, source: str, stories: Mapping[str, str]
     ) -> tuple[int, dict[str, str]]:
         """Store a map unless one exists; returns the stored id and texts (the first stored
         texts win, so every entrant plays identical maps even across processes)."""
-        table = t.table_of(t.GameMap)
         unique = {"game_id": game_id, "seed": seed, "story_source": source}
         extra = {"stories_json": json.dumps(dict(stories), sort_keys=True)}
-        (ident,) = self._get_or_create(table, [(unique, extra)])
+        (ident,) = self._get_or_create(GameMap, [(unique, extra)])
         with self.engine.connect() as conn:
-            text = conn.execute(select(table.c.stories_json).where(table.c.id == ident)).scalar()
+            text = conn.execute(
+                select(col(GameMap.stories_json)).where(col(GameMap.id) == ident)
+            ).scalar()
         return ident, json.loads(str(text))
 
     # ------------------------------------------------------------------ runs
@@ -244,10 +250,9 @@ class Store(StoreOperations):
     def start_run(
         self, tournament_id: int, *, planned: int, pending: int, config_sha256: str, version: str
     ) -> int:
-        table = t.table_of(t.Run)
         with self._write.begin() as conn:
             result = conn.execute(
-                table.insert().values(
+                insert(Run).values(
                     tournament_id=tournament_id,
                     status="running",
                     planned=planned,
@@ -262,11 +267,10 @@ class Store(StoreOperations):
             return new_id(result)
 
     def finish_run(self, run_id: int, status: str) -> None:
-        table = t.table_of(t.Run)
         with self._write.begin() as conn:
             conn.execute(
-                table.update()
-                .where(table.c.id == run_id)
+                update(Run)
+                .where(col(Run.id) == run_id)
                 .values(status=status, finished_at=t.utcnow())
             )
 
@@ -276,8 +280,8 @@ class Store(StoreOperations):
         """Keys of the tournament's matches stored as done (resume skips them)."""
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(MATCHES.c.key).where(
-                    MATCHES.c.tournament_id == tournament_id, MATCHES.c.status == MATCH_DONE
+                select(col(Match.key)).where(
+                    col(Match.tournament_id) == tournament_id, col(Match.status) == MATCH_DONE
                 )
             )
             return {str(r[0]) for r in rows}

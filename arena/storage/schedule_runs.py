@@ -13,13 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, or_, select
+from sqlalchemy import Engine, insert, or_, select, update
+from sqlmodel import col
 
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
-
-SCHEDULES = t.table_of(t.Schedule)
-RUNS = t.table_of(t.ScheduleRun)
+from arena.storage.tables import Schedule, ScheduleRun
 
 RUNNING = "running"
 ABANDONED = "abandoned"  # its process lost the lease (killed, or hung past the lease)
@@ -47,22 +46,22 @@ def acquire_lease(engine: Engine, name: str, owner: str, seconds: float) -> bool
     holder are marked abandoned."""
     now = t.utcnow()
     free = or_(
-        SCHEDULES.c.lease_owner.is_(None),
-        SCHEDULES.c.lease_until.is_(None),
-        SCHEDULES.c.lease_until < now,
+        col(Schedule.lease_owner).is_(None),
+        col(Schedule.lease_until).is_(None),
+        col(Schedule.lease_until) < now,
     )
     with write_engine(engine).begin() as conn:
         taken = conn.execute(
-            SCHEDULES.update()
-            .where(SCHEDULES.c.name == name, free)
+            update(Schedule)
+            .where(col(Schedule.name) == name, free)
             .values(lease_owner=owner, lease_until=now + timedelta(seconds=seconds))
         ).rowcount
         if taken != 1:
             return False
         # We hold the lease now, so any run still marked running has lost its process.
         conn.execute(
-            RUNS.update()
-            .where(RUNS.c.schedule == name, RUNS.c.status == RUNNING)
+            update(ScheduleRun)
+            .where(col(ScheduleRun.schedule) == name, col(ScheduleRun.status) == RUNNING)
             .values(status=ABANDONED, finished_at=now)
         )
         return True
@@ -72,8 +71,8 @@ def renew_lease(engine: Engine, name: str, owner: str, seconds: float) -> bool:
     """Extend `owner`'s lease by `seconds` from now; False when it no longer holds it."""
     until = t.utcnow() + timedelta(seconds=seconds)
     with write_engine(engine).begin() as conn:
-        held = SCHEDULES.c.lease_owner == owner
-        query = SCHEDULES.update().where(SCHEDULES.c.name == name, held)
+        held = col(Schedule.lease_owner) == owner
+        query = update(Schedule).where(col(Schedule.name) == name, held)
         return conn.execute(query.values(lease_until=until)).rowcount == 1
 
 
@@ -81,8 +80,8 @@ def release_lease(engine: Engine, name: str, owner: str) -> None:
     """Give the lease back (a no-op when `owner` does not hold it)."""
     with write_engine(engine).begin() as conn:
         conn.execute(
-            SCHEDULES.update()
-            .where(SCHEDULES.c.name == name, SCHEDULES.c.lease_owner == owner)
+            update(Schedule)
+            .where(col(Schedule.name) == name, col(Schedule.lease_owner) == owner)
             .values(lease_owner=None, lease_until=None)
         )
 
@@ -91,14 +90,14 @@ def note_next_run(engine: Engine, name: str, when: datetime | None) -> None:
     """Record when the schedule fires next (a restarted scheduler catches up on a fire
     time that passed while none was running)."""
     with write_engine(engine).begin() as conn:
-        conn.execute(SCHEDULES.update().where(SCHEDULES.c.name == name).values(next_run_at=when))
+        conn.execute(update(Schedule).where(col(Schedule.name) == name).values(next_run_at=when))
 
 
 def start_schedule_run(engine: Engine, name: str, owner: str, trigger: str, seed: int) -> int:
     """A new `running` row for a run of `name`; returns its id."""
     with write_engine(engine).begin() as conn:
         result = conn.execute(
-            RUNS.insert().values(
+            insert(ScheduleRun).values(
                 schedule=name, owner=owner, trigger=trigger, seed=seed, status=RUNNING,
                 written=0, started_at=t.utcnow(),
             )
@@ -121,8 +120,8 @@ def finish_schedule_run(
 ) -> None:
     with write_engine(engine).begin() as conn:
         conn.execute(
-            RUNS.update()
-            .where(RUNS.c.id == run_id)
+            update(ScheduleRun)
+            .where(col(ScheduleRun.id) == run_id)
             .values(
                 status=status, tournament_run_id=tournament_run_id, snapshot_id=snapshot_id,
                 written=written, error=error, finished_at=t.utcnow(),
@@ -135,11 +134,11 @@ def schedule_runs(
 ) -> list[ScheduleRunRecord]:
     """Runs of schedule `name` (or of all schedules; or the one with id `run_id`), oldest
     first; `limit`: only the latest N."""
-    query = select(RUNS).order_by(RUNS.c.id.desc())
+    query = select(ScheduleRun).order_by(col(ScheduleRun.id).desc())
     if name is not None:
-        query = query.where(RUNS.c.schedule == name)
+        query = query.where(col(ScheduleRun.schedule) == name)
     if run_id is not None:
-        query = query.where(RUNS.c.id == run_id)
+        query = query.where(col(ScheduleRun.id) == run_id)
     if limit is not None:
         query = query.limit(limit)
     with engine.connect() as conn:

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, delete, insert, select, update
+from sqlmodel import col
 
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
-
-SCHEDULES = t.table_of(t.Schedule)
+from arena.storage.tables import Schedule
 
 
 @dataclass(frozen=True)
@@ -51,11 +51,11 @@ def save_schedule(
         "interval_s": interval_s,
     }
     with write_engine(engine).begin() as conn:
-        found = conn.execute(select(SCHEDULES.c.id).where(SCHEDULES.c.name == name)).scalar()
+        found = conn.execute(select(col(Schedule.id)).where(col(Schedule.name) == name)).scalar()
         if found is None:
-            conn.execute(SCHEDULES.insert(), {"name": name, "created_at": t.utcnow(), **values})
+            conn.execute(insert(Schedule), {"name": name, "created_at": t.utcnow(), **values})
         else:
-            conn.execute(SCHEDULES.update().where(SCHEDULES.c.id == found).values(**values))
+            conn.execute(update(Schedule).where(col(Schedule.id) == found).values(**values))
 
 
 def mark_schedule_run(
@@ -63,15 +63,15 @@ def mark_schedule_run(
 ) -> None:
     with write_engine(engine).begin() as conn:
         conn.execute(
-            SCHEDULES.update()
-            .where(SCHEDULES.c.name == name)
+            update(Schedule)
+            .where(col(Schedule.name) == name)
             .values(last_run_at=last_run_at, next_run_at=next_run_at)
         )
 
 
 def schedules(engine: Engine) -> list[ScheduleRecord]:
     with engine.connect() as conn:
-        rows = conn.execute(select(SCHEDULES).order_by(SCHEDULES.c.name)).mappings()
+        rows = conn.execute(select(Schedule).order_by(col(Schedule.name))).mappings()
         return [
             ScheduleRecord(
                 r["name"], r["cron"], r["tournament_file"], json.loads(r["args_json"]),
@@ -84,4 +84,4 @@ def schedules(engine: Engine) -> list[ScheduleRecord]:
 
 def delete_schedule(engine: Engine, name: str) -> bool:
     with write_engine(engine).begin() as conn:
-        return conn.execute(SCHEDULES.delete().where(SCHEDULES.c.name == name)).rowcount > 0
+        return conn.execute(delete(Schedule).where(col(Schedule.name) == name)).rowcount > 0

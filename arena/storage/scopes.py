@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, Row, case, func, select
+from sqlalchemy import Engine, Row, case, func, insert, select, update
+from sqlmodel import col
 
 from arena.errors import ConfigError, did_you_mean
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
+from arena.storage.tables import Scope, ScopeGame
 
-SCOPES = t.table_of(t.Scope)
-GAMES = t.table_of(t.ScopeGame)
 GROWING, DONE, INTERRUPTED = "growing", "done", "interrupted"
 
 
@@ -89,7 +89,7 @@ def _game(row: Row[Any]) -> ScopeGameRecord:
 def scope(engine: Engine, name: str) -> ScopeRecord | None:
     """The scope called `name`, if stored."""
     with engine.connect() as conn:
-        row = conn.execute(select(SCOPES).where(SCOPES.c.name == name)).first()
+        row = conn.execute(select(Scope).where(col(Scope.name) == name)).first()
     return None if row is None else _scope(row)
 
 
@@ -104,14 +104,14 @@ def unknown_scope(name: str, known: Sequence[str]) -> ConfigError:
 def scope_names(engine: Engine) -> list[str]:
     """Every stored scope's name, sorted."""
     with engine.connect() as conn:
-        return sorted(conn.execute(select(SCOPES.c.name)).scalars())
+        return sorted(conn.execute(select(col(Scope.name))).scalars())
 
 
 def create_scope(engine: Engine, name: str, params_json: str, setting_sha256: str) -> ScopeRecord:
     """Store a new scope (status growing, round 0) and return it."""
     now = t.utcnow()
     with write_engine(engine).begin() as conn:
-        conn.execute(SCOPES.insert(), {
+        conn.execute(insert(Scope), {
             "name": name, "params_json": params_json, "setting_sha256": setting_sha256,
             "status": GROWING, "round": 0, "state_json": "{}", "created_at": now,
             "updated_at": now,
@@ -126,14 +126,14 @@ def set_progress(
 ) -> None:
     """Record where the growth stands (shown by `arena scope show`; resuming replays)."""
     with write_engine(engine).begin() as conn:
-        conn.execute(SCOPES.update().where(SCOPES.c.id == scope_id).values(
+        conn.execute(update(Scope).where(col(Scope.id) == scope_id).values(
             status=status, round=round, state_json=json.dumps(state), updated_at=t.utcnow(),
         ))
 
 
 def games(engine: Engine, scope_id: int) -> list[ScopeGameRecord]:
     """The scope's archive in the order the games were first stored."""
-    query = select(GAMES).where(GAMES.c.scope_id == scope_id).order_by(GAMES.c.id)
+    query = select(ScopeGame).where(col(ScopeGame.scope_id) == scope_id).order_by(col(ScopeGame.id))
     with engine.connect() as conn:
         return [_game(r) for r in conn.execute(query)]
 
@@ -152,16 +152,16 @@ def save_games(engine: Engine, scope_id: int, records: Sequence[ScopeGameRecord]
     transaction (a batch is stored whole or not at all); a row keeps its first position."""
     with write_engine(engine).begin() as conn:
         for game in records:
-            key = (GAMES.c.scope_id == scope_id) & (GAMES.c.sha256 == game.sha256)
+            key = (col(ScopeGame.scope_id) == scope_id) & (col(ScopeGame.sha256) == game.sha256)
             values = _game_values(game)
-            if conn.execute(select(GAMES.c.id).where(key)).first() is None:
-                conn.execute(GAMES.insert(), {
+            if conn.execute(select(col(ScopeGame.id)).where(key)).first() is None:
+                conn.execute(insert(ScopeGame), {
                     **values, "scope_id": scope_id, "sha256": game.sha256,
                     "created_at": t.utcnow(),
                 })
             else:
-                conn.execute(GAMES.update().where(key).values(**values))
-        conn.execute(SCOPES.update().where(SCOPES.c.id == scope_id).values(
+                conn.execute(update(ScopeGame).where(key).values(**values))
+        conn.execute(update(Scope).where(col(Scope.id) == scope_id).values(
             updated_at=t.utcnow()
         ))
 
@@ -182,16 +182,16 @@ def accepted_games(engine: Engine, name: str) -> list[ScopeGameRecord] | None:
 
 def summaries(engine: Engine) -> list[ScopeSummary]:
     """Every scope with its counts, the most recently updated first."""
-    accepted = func.sum(case((GAMES.c.accepted.is_(True), 1), else_=0))
+    accepted = func.sum(case((col(ScopeGame.accepted).is_(True), 1), else_=0))
     query = (
         select(
-            SCOPES.c.name, SCOPES.c.status, SCOPES.c.round, SCOPES.c.updated_at,
-            func.count(GAMES.c.id).label("candidates"),
+            col(Scope.name), col(Scope.status), col(Scope.round), col(Scope.updated_at),
+            func.count(col(ScopeGame.id)).label("candidates"),
             accepted.label("games"),
         )
-        .outerjoin(GAMES, GAMES.c.scope_id == SCOPES.c.id)
-        .group_by(SCOPES.c.id)
-        .order_by(SCOPES.c.updated_at.desc())
+        .outerjoin(ScopeGame, col(ScopeGame.scope_id) == col(Scope.id))
+        .group_by(col(Scope.id))
+        .order_by(col(Scope.updated_at).desc())
     )
     with engine.connect() as conn:
         return [

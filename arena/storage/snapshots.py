@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, insert, select
+from sqlmodel import col
 
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
-
-SNAPSHOTS = t.table_of(t.RatingSnapshot)
-TOURNAMENTS = t.table_of(t.Tournament)
+from arena.storage.tables import RatingSnapshot, Tournament
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ def save_rating_snapshot(
     """Store one rating result (`payload` must be JSON-serialisable); returns its id."""
     with write_engine(engine).begin() as conn:
         result = conn.execute(
-            SNAPSHOTS.insert(),
+            insert(RatingSnapshot),
             {
                 "tournament_id": tournament_id,
                 "method": method,
@@ -53,15 +52,15 @@ def rating_snapshots(
 ) -> list[RatingSnapshotRecord]:
     """The latest snapshots first, optionally of one tournament and method."""
     query = (
-        select(SNAPSHOTS, TOURNAMENTS.c.name)
-        .outerjoin(TOURNAMENTS, TOURNAMENTS.c.id == SNAPSHOTS.c.tournament_id)
-        .order_by(SNAPSHOTS.c.id.desc())
+        select(RatingSnapshot, col(Tournament.name))
+        .outerjoin(Tournament, col(Tournament.id) == col(RatingSnapshot.tournament_id))
+        .order_by(col(RatingSnapshot.id).desc())
         .limit(limit)
     )
     if tournament is not None:
-        query = query.where(TOURNAMENTS.c.name == tournament)
+        query = query.where(col(Tournament.name) == tournament)
     if method is not None:
-        query = query.where(SNAPSHOTS.c.method == method)
+        query = query.where(col(RatingSnapshot.method) == method)
     with engine.connect() as conn:
         return [
             RatingSnapshotRecord(

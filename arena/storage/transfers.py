@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, Row, and_, func, select
+from sqlalchemy import Engine, Row, and_, delete, func, insert, select
+from sqlmodel import col
 
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
-
-VERDICTS = t.table_of(t.FineTuneVerdict)
-TRANSFERS = t.table_of(t.TransferValue)
+from arena.storage.tables import FineTuneVerdict, TransferValue
 
 
 @dataclass(frozen=True)
@@ -95,12 +94,12 @@ def save_verdict(engine: Engine, record: VerdictRecord) -> None:
         "created_at": t.utcnow(),
     }
     key = and_(
-        VERDICTS.c.setting_sha256 == record.setting_sha256,
-        VERDICTS.c.game_sha256 == record.game_sha256,
+        col(FineTuneVerdict.setting_sha256) == record.setting_sha256,
+        col(FineTuneVerdict.game_sha256) == record.game_sha256,
     )
     with write_engine(engine).begin() as conn:
-        conn.execute(VERDICTS.delete().where(key))
-        conn.execute(VERDICTS.insert(), values)
+        conn.execute(delete(FineTuneVerdict).where(key))
+        conn.execute(insert(FineTuneVerdict), values)
 
 
 def save_transfer(engine: Engine, record: TransferRecord) -> None:
@@ -115,13 +114,13 @@ def save_transfer(engine: Engine, record: TransferRecord) -> None:
         "created_at": t.utcnow(),
     }
     key = and_(
-        TRANSFERS.c.setting_sha256 == record.setting_sha256,
-        TRANSFERS.c.source_sha256 == record.source_sha256,
-        TRANSFERS.c.target_sha256 == record.target_sha256,
+        col(TransferValue.setting_sha256) == record.setting_sha256,
+        col(TransferValue.source_sha256) == record.source_sha256,
+        col(TransferValue.target_sha256) == record.target_sha256,
     )
     with write_engine(engine).begin() as conn:
-        conn.execute(TRANSFERS.delete().where(key))
-        conn.execute(TRANSFERS.insert(), values)
+        conn.execute(delete(TransferValue).where(key))
+        conn.execute(insert(TransferValue), values)
 
 
 def _verdict(row: Row[Any]) -> VerdictRecord:
@@ -144,8 +143,9 @@ def _transfer(row: Row[Any]) -> TransferRecord:
 
 def verdict(engine: Engine, setting_sha256: str, game_sha256: str) -> VerdictRecord | None:
     """The stored verdict of one game under one setting, if any."""
-    query = select(VERDICTS).where(
-        VERDICTS.c.setting_sha256 == setting_sha256, VERDICTS.c.game_sha256 == game_sha256
+    query = select(FineTuneVerdict).where(
+        col(FineTuneVerdict.setting_sha256) == setting_sha256,
+        col(FineTuneVerdict.game_sha256) == game_sha256,
     )
     with engine.connect() as conn:
         row = conn.execute(query).first()
@@ -156,10 +156,10 @@ def transfer(
     engine: Engine, setting_sha256: str, source_sha256: str, target_sha256: str
 ) -> TransferRecord | None:
     """The stored V_source(target) under one setting, if any."""
-    query = select(TRANSFERS).where(
-        TRANSFERS.c.setting_sha256 == setting_sha256,
-        TRANSFERS.c.source_sha256 == source_sha256,
-        TRANSFERS.c.target_sha256 == target_sha256,
+    query = select(TransferValue).where(
+        col(TransferValue.setting_sha256) == setting_sha256,
+        col(TransferValue.source_sha256) == source_sha256,
+        col(TransferValue.target_sha256) == target_sha256,
     )
     with engine.connect() as conn:
         row = conn.execute(query).first()
@@ -168,34 +168,35 @@ def transfer(
 
 def verdicts(engine: Engine, setting_sha256: str) -> list[VerdictRecord]:
     """Every stored verdict of a setting, in the order they were stored."""
-    query = select(VERDICTS).where(VERDICTS.c.setting_sha256 == setting_sha256)
+    query = select(FineTuneVerdict).where(col(FineTuneVerdict.setting_sha256) == setting_sha256)
     with engine.connect() as conn:
-        return [_verdict(r) for r in conn.execute(query.order_by(VERDICTS.c.id))]
+        return [_verdict(r) for r in conn.execute(query.order_by(col(FineTuneVerdict.id)))]
 
 
 def transfers(engine: Engine, setting_sha256: str) -> list[TransferRecord]:
     """Every stored transfer value of a setting, in the order they were stored."""
-    query = select(TRANSFERS).where(TRANSFERS.c.setting_sha256 == setting_sha256)
+    query = select(TransferValue).where(col(TransferValue.setting_sha256) == setting_sha256)
     with engine.connect() as conn:
-        return [_transfer(r) for r in conn.execute(query.order_by(TRANSFERS.c.id))]
+        return [_transfer(r) for r in conn.execute(query.order_by(col(TransferValue.id)))]
 
 
 def settings(engine: Engine) -> list[SettingSummary]:
     """Every setting with stored verdicts, the most recently updated first."""
     counts = (
-        select(TRANSFERS.c.setting_sha256, func.count().label("n"))
-        .group_by(TRANSFERS.c.setting_sha256)
+        select(col(TransferValue.setting_sha256), func.count().label("n"))
+        .group_by(col(TransferValue.setting_sha256))
         .subquery()
     )
     query = (
         select(
-            VERDICTS.c.setting_sha256, func.max(VERDICTS.c.setting_json).label("setting_json"),
-            func.count().label("games"), func.max(VERDICTS.c.created_at).label("updated"),
+            col(FineTuneVerdict.setting_sha256),
+            func.max(col(FineTuneVerdict.setting_json)).label("setting_json"),
+            func.count().label("games"), func.max(col(FineTuneVerdict.created_at)).label("updated"),
             func.max(counts.c.n).label("transfers"),
         )
-        .outerjoin(counts, counts.c.setting_sha256 == VERDICTS.c.setting_sha256)
-        .group_by(VERDICTS.c.setting_sha256)
-        .order_by(func.max(VERDICTS.c.created_at).desc())
+        .outerjoin(counts, counts.c.setting_sha256 == col(FineTuneVerdict.setting_sha256))
+        .group_by(col(FineTuneVerdict.setting_sha256))
+        .order_by(func.max(col(FineTuneVerdict.created_at)).desc())
     )
     with engine.connect() as conn:
         return [

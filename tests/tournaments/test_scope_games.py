@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import update
+from sqlmodel import col
 
 from arena.cli import main
 from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store, sqlite_url
 from arena.storage import scopes as store
 from arena.storage.queries import stored_matches
+from arena.storage.tables import ScopeGame
 from arena.tournaments.config_errors import TournamentConfigError
 from arena.tournaments.run_config import run_file
 
@@ -78,7 +80,7 @@ async def test_unknown_scope_and_a_broken_stored_text(tmp_path: Path, grown: str
     assert "No scope called 'kk'" in done.stderr and "Did you mean 'k'?" in done.stderr
     engine = Store.open(grown).engine
     with engine.begin() as conn:  # the stored text is no game: refused, never run
-        conn.execute(update(store.GAMES).where(store.GAMES.c.parent.is_not(None)).values(
+        conn.execute(update(ScopeGame).where(col(ScopeGame.parent).is_not(None)).values(
             source="import os\nos.system('touch pwned')\n"
         ))
     engine.dispose()
@@ -93,7 +95,7 @@ async def test_scope_games_sharing_a_name_get_distinct_labels(
 ) -> None:
     engine = Store.open(grown).engine
     with engine.begin() as conn:
-        conn.execute(update(store.GAMES).values(name="same"))
+        conn.execute(update(ScopeGame).values(name="same"))
     games = store.accepted_games(engine, "k")
     engine.dispose()
     assert games is not None and len(games) >= 2
