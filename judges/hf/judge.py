@@ -5,9 +5,9 @@ Token rules and the whitespace convention are in `arena.judges.hf.tokens`; the f
 so forward passes never run on the event loop; batches go to the least-loaded replica.
 On CUDA a batch's inputs are built on a separate prepare thread into pinned memory while the
 previous batch runs (two batches in flight per device), and copied without blocking.
-On a CPU, rows run in passes of at most `CPU_PASS_TOKENS` so activations stay in cache,
-several at once on one-thread lanes (`arena.judges.hf.lanes`: by default as many lanes as
-torch has intra-op threads), each pass with its LM head in chunks of `CPU_HEAD_ROWS` rows.
+On a CPU, rows run in passes so activations stay in cache, several at once on lanes
+(`arena.judges.hf.lanes`: by default one lane per torch intra-op thread); a one-thread
+lane takes passes of `CPU_PASS_TOKENS` and its LM head `CPU_HEAD_ROWS` rows at a time.
 Requests are packed several to a row, common prefixes computed once (`arena.judges.hf.packing`),
 when a one-time self-test shows the model handles packed rows exactly; else they are padded.
 Importing this module does not import torch.
@@ -54,12 +54,18 @@ from arena.specs import Spec
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-# Tokens per forward pass on a CPU (a batch runs as several). On 2 cores (issue 21), a
-# float32 matmul of the bundled judge's shapes ran at ~100 GFLOP/s per thread up to 512
-# rows and at about half that from 1024 rows (its output leaves the core's 1 MB L2).
+# Tokens per forward pass on a CPU (a batch runs as several). One-thread lanes: on this
+# project's 2-core AMD machine a float32 matmul of the bundled judge's shapes ran at ~100
+# GFLOP/s up to 512 rows and about half that from 1024 (its output leaves the 1 MB L2),
+# and 512-token passes took 8% less time per token than 2k ones on a quiet Xeon core.
+# Several threads on one pass need larger operations: 2k-token passes ran the bundled
+# judge 5-17% faster than 8k ones on 2 threads, and on the quiet Xeon's 2 cores 512-token
+# passes with 128-row head chunks were about a fifth slower than 2k passes and whole-batch
+# head chunks (issue 21). So passes shared by several threads keep the larger sizes.
 CPU_PASS_TOKENS = 512
-# LM-head rows per chunk on a CPU: 128 rows of the bundled judge's logits stay in L2 (its
-# head ran at 87 GFLOP/s on 128 rows, 36 on 1024).
+CPU_PASS_TOKENS_SHARED = 2048
+# LM-head rows per chunk on a one-thread lane: 128 rows of the bundled judge's logits stay
+# in L2 (its head ran at 87 GFLOP/s on 128 rows, 36 on 1024, one thread).
 CPU_HEAD_ROWS = 128
 
 
@@ -73,8 +79,6 @@ class _Replica:
         self.load = 0  # padded tokens queued on this replica
         self.cuda = device.startswith("cuda")
         cpu = device == "cpu"
-        self.pass_tokens = CPU_PASS_TOKENS if cpu else None
-        self.head_rows = CPU_HEAD_ROWS if cpu else None
         self.body: Any = None
         if compile_body:
             torch, _ = require_torch()
@@ -82,10 +86,17 @@ class _Replica:
         # Compiled bodies stay on one thread (compilation is not thread-safe).
         self.lanes: ThreadPoolExecutor | None = None
         self.lane_count = lanes if cpu and lanes > 1 and not compile_body else 1
-        if self.lane_count > 1:
+        threads = 0
+        if cpu:
             torch, _ = require_torch()
-            threads = max(1, torch.get_num_threads() // lanes)
-            self.lanes = lane_pool(lanes, threads, "judge-lane")
+            threads = max(1, torch.get_num_threads() // self.lane_count)
+        if self.lane_count > 1:
+            self.lanes = lane_pool(self.lane_count, threads, "judge-lane")
+        single = cpu and threads == 1
+        self.pass_tokens = (
+            None if not cpu else CPU_PASS_TOKENS if single else CPU_PASS_TOKENS_SHARED
+        )
+        self.head_rows = CPU_HEAD_ROWS if single else None
 
     def threads_note(self) -> str:
         """How this replica uses the CPU's threads (for the log and benchmarks)."""
