@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from arena.storage.engine import (
     DB_ENV,
-    Database,
     StorageError,
     create_db_engine,
     default_db_url,
@@ -37,7 +36,6 @@ __all__ = [
     "DB_ENV",
     "MATCH_DONE",
     "MATCH_ERROR",
-    "Database",
     "FinishedMatch",
     "GameInfo",
     "JudgeProvenance",

@@ -28,7 +28,6 @@ from sqlalchemy.pool import StaticPool
 from arena.errors import StorageError as StorageError  # re-exported: its historical home
 from arena.storage.sqlite_file import sqlite_connect_target
 
-Database = Engine  # the handle other arena packages pass around without touching SQL
 DB_ENV = "XENT_ARENA_DB"
 APP_NAME = "xent-arena"
 BUSY_TIMEOUT_MS = 60_000

@@ -16,20 +16,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine, Table, select
+from sqlalchemy import Engine, delete, insert, select
 from sqlalchemy.engine import Connection
+from sqlmodel import SQLModel, col
 
 from arena.events import EVENT_ADAPTER, Event
 from arena.redaction import redact_tree
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
-
-LIVE_RUNS = t.table_of(t.LiveRun)
-LIVE_MATCHES = t.table_of(t.LiveMatch)
-LIVE_JUDGES = t.table_of(t.LiveJudge)
-LIVE_SCHEDULERS = t.table_of(t.LiveScheduler)
-TOURNAMENTS = t.table_of(t.Tournament)
-SCHEDULES = t.table_of(t.Schedule)
+from arena.storage.tables import LiveJudge, LiveMatch, LiveRun, LiveScheduler, Schedule, Tournament
 
 RUNNING = "running"
 PREPARING = "preparing"  # a run's phases: making its maps, then playing its matches
@@ -180,13 +175,13 @@ def write_live(
         "maps_total": progress.maps_total,
     }
     with write_engine(engine).begin() as conn:
-        _upsert(conn, LIVE_RUNS, "run_id", progress.run_id, row)
+        _upsert(conn, LiveRun, "run_id", progress.run_id, row)
         if in_flight is not None:
-            conn.execute(LIVE_MATCHES.delete().where(LIVE_MATCHES.c.run_id == progress.run_id))
+            conn.execute(delete(LiveMatch).where(col(LiveMatch.run_id) == progress.run_id))
             if in_flight:
-                conn.execute(LIVE_MATCHES.insert(), [_match_row(m) for m in in_flight])
+                conn.execute(insert(LiveMatch), [_match_row(m) for m in in_flight])
         if judge is not None:
-            _upsert(conn, LIVE_JUDGES, "run_id", judge.run_id, _judge_row(judge))
+            _upsert(conn, LiveJudge, "run_id", judge.run_id, _judge_row(judge))
 
 
 def write_scheduler_beat(
@@ -202,15 +197,16 @@ def write_scheduler_beat(
         "updated_at": t.utcnow(),
     }
     with write_engine(engine).begin() as conn:
-        _upsert(conn, LIVE_SCHEDULERS, "owner", owner, row)
+        _upsert(conn, LiveScheduler, "owner", owner, row)
 
 
 def _upsert(
-    conn: Connection, table: Table, key: str, ident: object, row: Mapping[str, object]
+    conn: Connection, model: type[SQLModel], key: str, ident: object, row: Mapping[str, object]
 ) -> None:
     """UPDATE the row keyed `ident`, INSERT it when there is none (portable: the caller
     holds the write lock, so nobody inserts in between on SQLite; a run's or scheduler's
     row has a single writer on every backend)."""
+    table = t.table_of(model)  # by the key's name: any live table
     updated = conn.execute(table.update().where(table.c[key] == ident).values(**row)).rowcount
     if updated == 0:
         conn.execute(table.insert().values(**{key: ident}, **row))
@@ -308,15 +304,15 @@ def live_runs(
     """Run heartbeats, the latest run first (`running_only`: those still running, stale or
     not)."""
     query = (
-        select(LIVE_RUNS, TOURNAMENTS.c.name)
-        .join(TOURNAMENTS, TOURNAMENTS.c.id == LIVE_RUNS.c.tournament_id)
-        .order_by(LIVE_RUNS.c.run_id.desc())
+        select(LiveRun, col(Tournament.name))
+        .join(Tournament, col(Tournament.id) == col(LiveRun.tournament_id))
+        .order_by(col(LiveRun.run_id).desc())
         .limit(limit)
     )
     if running_only:
-        query = query.where(LIVE_RUNS.c.status == RUNNING)
+        query = query.where(col(LiveRun.status) == RUNNING)
     if tournament is not None:
-        query = query.where(TOURNAMENTS.c.name == tournament)
+        query = query.where(col(Tournament.name) == tournament)
     moment = now or datetime.now(UTC)
     with engine.connect() as conn:
         rows = conn.execute(query).mappings().all()
@@ -341,9 +337,9 @@ def matches_in_flight(
 ) -> list[MatchInFlight]:
     """Matches being played (of one run, or of every run), the oldest first (`with_events`:
     with their latest events)."""
-    query = select(LIVE_MATCHES).order_by(LIVE_MATCHES.c.started_at, LIVE_MATCHES.c.id)
+    query = select(LiveMatch).order_by(col(LiveMatch.started_at), col(LiveMatch.id))
     if run_id is not None:
-        query = query.where(LIVE_MATCHES.c.run_id == run_id)
+        query = query.where(col(LiveMatch.run_id) == run_id)
     with engine.connect() as conn:
         rows = conn.execute(query).mappings().all()
     return [
@@ -360,16 +356,16 @@ def matches_in_flight(
 def live_match_events(engine: Engine, key: str) -> tuple[Event, ...]:
     """The latest events of the match in flight with plan key `key` (empty when it is not
     in flight, or no event was written yet)."""
-    query = select(LIVE_MATCHES.c.events_json).where(LIVE_MATCHES.c.key == key)
+    query = select(col(LiveMatch.events_json)).where(col(LiveMatch.key) == key)
     with engine.connect() as conn:
-        found = conn.execute(query.order_by(LIVE_MATCHES.c.id.desc())).first()
+        found = conn.execute(query.order_by(col(LiveMatch.id).desc())).first()
     return () if found is None else decode_live_events(found[0])
 
 
 def judge_pool_health(engine: Engine, run_id: int) -> JudgeHealth | None:
     """The judge pool's latest health during run `run_id` (None when never written)."""
     with engine.connect() as conn:
-        r = conn.execute(select(LIVE_JUDGES).where(LIVE_JUDGES.c.run_id == run_id)).mappings()
+        r = conn.execute(select(LiveJudge).where(col(LiveJudge.run_id) == run_id)).mappings()
         row = r.first()
     if row is None:
         return None
@@ -386,7 +382,7 @@ def scheduler_beats(
 ) -> list[SchedulerBeat]:
     """Heartbeats of scheduler processes, the latest first."""
     moment = now or datetime.now(UTC)
-    query = select(LIVE_SCHEDULERS).order_by(LIVE_SCHEDULERS.c.updated_at.desc())
+    query = select(LiveScheduler).order_by(col(LiveScheduler.updated_at).desc())
     with engine.connect() as conn:
         rows = conn.execute(query).mappings().all()
     return [
@@ -403,8 +399,8 @@ def scheduler_beats(
 def next_runs(engine: Engine) -> list[NextRun]:
     """Recurring schedules by their next fire time (soonest first; unknown times last)."""
     query = select(
-        SCHEDULES.c.name, SCHEDULES.c.next_run_at, SCHEDULES.c.last_run_at,
-        SCHEDULES.c.enabled, SCHEDULES.c.lease_owner, SCHEDULES.c.lease_until,
+        col(Schedule.name), col(Schedule.next_run_at), col(Schedule.last_run_at),
+        col(Schedule.enabled), col(Schedule.lease_owner), col(Schedule.lease_until),
     )
     moment = datetime.now(UTC)
     with engine.connect() as conn:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 
 from sqlalchemy import Engine, select
+from sqlmodel import col
 
-from arena.storage.queries import MATCHES
+from arena.storage.rows import row_id
+from arena.storage.tables import Match
 
 SHORT_KEY_HEX = 12
 _KEY_REF = re.compile(r"(?:[a-z]+:)?[0-9a-f]{4,64}")
@@ -31,12 +33,12 @@ def match_id_for_ref(engine: Engine, ref: str) -> int | None:
     when no match or more than one does."""
     ref = ref.strip()
     if _KEY_REF.fullmatch(ref.lower()):
-        where = MATCHES.c.key.startswith(ref.lower(), autoescape=True)
+        where = col(Match.key).startswith(ref.lower(), autoescape=True)
     elif 0 < len(ref) <= _MAX_KEY_CHARS:  # an imported match's key ends in the file's own id
-        where = MATCHES.c.key == ref
+        where = col(Match.key) == ref
     else:
         return None
-    query = select(MATCHES.c.id).where(where).limit(2)
+    query = select(col(Match.id)).where(where).limit(2)
     with engine.connect() as conn:
         found = list(conn.execute(query).scalars())
-    return int(found[0]) if len(found) == 1 else None
+    return row_id(found[0]) if len(found) == 1 else None

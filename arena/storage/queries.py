@@ -9,33 +9,38 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, Select, func, select
+from sqlmodel import col
 
 from arena.events import Event
-from arena.storage import tables as t
 from arena.storage.event_codec import decode_events
 from arena.storage.records import StoredMatch, StoredSeat
+from arena.storage.tables import (
+    EventRecord,
+    Game,
+    GameMap,
+    JudgeRecord,
+    Match,
+    Participant,
+    Seat,
+    Tournament,
+)
 
-MATCHES = t.table_of(t.Match)
-SEATS = t.table_of(t.Seat)
-EVENTS = t.table_of(t.EventRecord)
-GAMES = t.table_of(t.Game)
-MAPS = t.table_of(t.GameMap)
-JUDGES = t.table_of(t.JudgeRecord)
-PARTICIPANTS = t.table_of(t.Participant)
-TOURNAMENTS = t.table_of(t.Tournament)
-
+AnySelect = Select[*tuple[Any, ...]]  # a SELECT of any columns (typed queries)
 
 def tournament_names(engine: Engine) -> list[str]:
     with engine.connect() as conn:
-        return [str(r[0]) for r in conn.execute(select(TOURNAMENTS.c.name).order_by("name"))]
+        return [str(r[0]) for r in conn.execute(select(col(Tournament.name)).order_by("name"))]
 
 
 def tournament_id(engine: Engine, name: str) -> int | None:
     """The id of the tournament `name`, or None when it is not stored."""
     with engine.connect() as conn:
-        found = conn.execute(select(TOURNAMENTS.c.id).where(TOURNAMENTS.c.name == name)).scalar()
+        found = conn.execute(
+            select(col(Tournament.id)).where(col(Tournament.name) == name)
+        ).scalar()
     return None if found is None else int(found)
 
 
@@ -48,27 +53,27 @@ def stored_matches(
 ) -> list[StoredMatch]:
     """The tournament's stored matches in the order they finished (optionally only those
     with `status`, at most `limit` of the latest)."""
-    query = (
+    query: AnySelect = (
         select(
-            MATCHES,
-            GAMES.c.name.label("game"),
-            GAMES.c.version.label("game_version"),
-            GAMES.c.code_sha256,
-            MAPS.c.seed.label("map_seed"),
-            JUDGES.c.model.label("judge_model"),
-            JUDGES.c.revision.label("judge_revision"),
-            JUDGES.c.dtype.label("judge_dtype"),
+            Match,
+            col(Game.name).label("game"),
+            col(Game.version).label("game_version"),
+            col(Game.code_sha256),
+            col(GameMap.seed).label("map_seed"),
+            col(JudgeRecord.model).label("judge_model"),
+            col(JudgeRecord.revision).label("judge_revision"),
+            col(JudgeRecord.dtype).label("judge_dtype"),
         )
-        .join(TOURNAMENTS, TOURNAMENTS.c.id == MATCHES.c.tournament_id)
-        .join(GAMES, GAMES.c.id == MATCHES.c.game_id)
-        .join(MAPS, MAPS.c.id == MATCHES.c.map_id)
-        .join(JUDGES, JUDGES.c.id == MATCHES.c.judge_id)
-        .where(TOURNAMENTS.c.name == tournament)
+        .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
+        .join(Game, col(Game.id) == col(Match.game_id))
+        .join(GameMap, col(GameMap.id) == col(Match.map_id))
+        .join(JudgeRecord, col(JudgeRecord.id) == col(Match.judge_id))
+        .where(col(Tournament.name) == tournament)
     )
     if status is not None:
-        query = query.where(MATCHES.c.status == status)
+        query = query.where(col(Match.status) == status)
     if limit is not None:
-        query = query.order_by(MATCHES.c.id.desc()).limit(limit)
+        query = query.order_by(col(Match.id).desc()).limit(limit)
     with engine.connect() as conn:
         rows = list(conn.execute(query).mappings())
         rows.sort(key=lambda r: int(r["id"]))
@@ -110,15 +115,15 @@ def _seats(engine: Engine, match_ids: Sequence[int]) -> dict[int, list[StoredSea
     if not match_ids:
         return found
     query = (
-        select(SEATS, PARTICIPANTS.c.name, PARTICIPANTS.c.spec)
-        .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
-        .order_by(SEATS.c.match_id, SEATS.c.id)
+        select(Seat, col(Participant.name), col(Participant.spec))
+        .join(Participant, col(Participant.id) == col(Seat.participant_id))
+        .order_by(col(Seat.match_id), col(Seat.id))
     )
     chunk = 500  # stay under the database's limit on bound parameters
     with engine.connect() as conn:
         for start in range(0, len(match_ids), chunk):
             ids = match_ids[start : start + chunk]
-            for r in conn.execute(query.where(SEATS.c.match_id.in_(ids))).mappings():
+            for r in conn.execute(query.where(col(Seat.match_id).in_(ids))).mappings():
                 found[int(r["match_id"])].append(
                     StoredSeat(
                         role=r["role"],
@@ -136,10 +141,10 @@ def _seats(engine: Engine, match_ids: Sequence[int]) -> dict[int, list[StoredSea
 def match_events(engine: Engine, key: str) -> list[Event]:
     """The full transcript of the match with plan key `key`, in order."""
     query = (
-        select(EVENTS.c.payload)
-        .join(MATCHES, MATCHES.c.id == EVENTS.c.match_id)
-        .where(MATCHES.c.key == key)
-        .order_by(EVENTS.c.seq)
+        select(col(EventRecord.payload))
+        .join(Match, col(Match.id) == col(EventRecord.match_id))
+        .where(col(Match.key) == key)
+        .order_by(col(EventRecord.seq))
     )
     with engine.connect() as conn:
         return decode_events(r[0] for r in conn.execute(query))
@@ -148,10 +153,10 @@ def match_events(engine: Engine, key: str) -> list[Event]:
 def match_counts(engine: Engine, tournament: str) -> dict[str, int]:
     """Stored matches of the tournament by status."""
     query = (
-        select(MATCHES.c.status, func.count())
-        .join(TOURNAMENTS, TOURNAMENTS.c.id == MATCHES.c.tournament_id)
-        .where(TOURNAMENTS.c.name == tournament)
-        .group_by(MATCHES.c.status)
+        select(col(Match.status), func.count())
+        .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
+        .where(col(Tournament.name) == tournament)
+        .group_by(col(Match.status))
     )
     with engine.connect() as conn:
         return {str(status): int(n) for status, n in conn.execute(query)}
@@ -159,5 +164,7 @@ def match_counts(engine: Engine, tournament: str) -> dict[str, int]:
 
 def map_texts(engine: Engine, map_id: int) -> dict[str, str]:
     with engine.connect() as conn:
-        text = conn.execute(select(MAPS.c.stories_json).where(MAPS.c.id == map_id)).scalar()
+        text = conn.execute(
+            select(col(GameMap.stories_json)).where(col(GameMap.id) == map_id)
+        ).scalar()
     return {} if text is None else dict(json.loads(str(text)))

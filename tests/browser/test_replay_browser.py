@@ -189,13 +189,16 @@ def test_the_follow_view_shows_each_move_of_a_match_in_flight_as_it_is_played(
         watched.check_clean("follow view after three moves")
         watched.screenshot("replay-follow-in-flight")
     finally:
+        from sqlalchemy import delete
+        from sqlmodel import col
+
         from arena.storage import Store
-        from arena.storage.live import LIVE_MATCHES
+        from arena.storage.tables import LiveMatch
 
         store = Store.open(partners)
         try:
             with store.engine.begin() as conn:
-                conn.execute(LIVE_MATCHES.delete().where(LIVE_MATCHES.c.key == "follow-me"))
+                conn.execute(delete(LiveMatch).where(col(LiveMatch.key) == "follow-me"))
         finally:
             store.close()
     with sqlite3.connect(partners.removeprefix("sqlite:///")) as conn:  # never stored

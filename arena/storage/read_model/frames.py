@@ -8,27 +8,26 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Engine, Select, func, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.sql import ColumnElement
+from sqlmodel import col
 
-from arena.storage import tables as t
-from arena.storage.queries import (  # the table handles have one home
-    GAMES,
-    JUDGES,
-    MATCHES,
-    TOURNAMENTS,
-)
+from arena.storage.queries import AnySelect as AnySelect  # read-model queries use it
 from arena.storage.read_model.filters import Filters
-
-RUNS = t.table_of(t.Run)
-SNAPSHOTS = t.table_of(t.RatingSnapshot)
-SCHEDULES = t.table_of(t.Schedule)
-SCHEDULE_RUNS = t.table_of(t.ScheduleRun)
+from arena.storage.tables import (
+    Game,
+    JudgeRecord,
+    Match,
+    RatingSnapshot,
+    Run,
+    ScheduleRun,
+    Tournament,
+)
 
 MATCH_TABLE_LIMIT = 2000  # rows the Matches page lists at most (newest first)
 
 
-def read_frame(engine: Engine, query: Select[Any]) -> pd.DataFrame:
+def read_frame(engine: Engine, query: AnySelect) -> pd.DataFrame:
     with engine.connect() as conn:
         result = conn.execute(query)
         # plain tuples: pandas builds a frame from SQLAlchemy Row objects ~10x slower
@@ -41,7 +40,7 @@ def read_frame(engine: Engine, query: Select[Any]) -> pd.DataFrame:
         return pd.DataFrame(dict(zip(names, map(list, zip(*rows, strict=True)), strict=True)))
 
 
-def read_driver_frame(engine: Engine, query: Select[Any]) -> pd.DataFrame:
+def read_driver_frame(engine: Engine, query: AnySelect) -> pd.DataFrame:
     """`read_frame` through the database driver directly, without SQLAlchemy's per-value result
     processing (a third of the time over 100 000 matches): booleans come back as the driver
     stores them (0/1 in SQLite) and times as text, so only for queries that read neither
@@ -59,27 +58,27 @@ def read_driver_frame(engine: Engine, query: Select[Any]) -> pd.DataFrame:
 
 
 def match_conditions(filters: Filters) -> list[ColumnElement[bool]]:
-    """WHERE clauses on MATCHES (joined with TOURNAMENTS, GAMES, JUDGES) for `filters`."""
+    """WHERE clauses on Match (joined with Tournament, Game, JudgeRecord) for `filters`."""
     out: list[ColumnElement[bool]] = []
     if filters.tournament:
-        out.append(TOURNAMENTS.c.name == filters.tournament)
+        out.append(col(Tournament.name) == filters.tournament)
     if filters.games:
-        out.append(GAMES.c.name.in_(filters.games))
+        out.append(col(Game.name).in_(filters.games))
     if filters.judge:
-        out.append(JUDGES.c.spec == filters.judge)
+        out.append(col(JudgeRecord.spec) == filters.judge)
     if filters.since:
-        out.append(MATCHES.c.finished_at >= datetime.combine(filters.since, time.min, tzinfo=UTC))
+        out.append(col(Match.finished_at) >= datetime.combine(filters.since, time.min, tzinfo=UTC))
     if filters.until:
         end = datetime.combine(filters.until, time.min, tzinfo=UTC) + timedelta(days=1)
-        out.append(MATCHES.c.finished_at < end)
+        out.append(col(Match.finished_at) < end)
     return out
 
 
-def joined_matches(query: Select[Any]) -> Select[Any]:
+def joined_matches(query: AnySelect) -> AnySelect:
     return (
-        query.join(TOURNAMENTS, TOURNAMENTS.c.id == MATCHES.c.tournament_id)
-        .join(GAMES, GAMES.c.id == MATCHES.c.game_id)
-        .join(JUDGES, JUDGES.c.id == MATCHES.c.judge_id)
+        query.join(Tournament, col(Tournament.id) == col(Match.tournament_id))
+        .join(Game, col(Game.id) == col(Match.game_id))
+        .join(JudgeRecord, col(JudgeRecord.id) == col(Match.judge_id))
     )
 
 
@@ -92,10 +91,10 @@ def watermark(engine: Engine) -> tuple[int, int, int, int]:
     with engine.connect() as conn:
         row = conn.execute(
             select(
-                select(func.max(MATCHES.c.id)).scalar_subquery(),
-                select(func.max(SNAPSHOTS.c.id)).scalar_subquery(),
-                select(func.max(RUNS.c.id)).scalar_subquery(),
-                select(func.max(SCHEDULE_RUNS.c.id)).scalar_subquery(),
+                select(func.max(col(Match.id))).scalar_subquery(),
+                select(func.max(col(RatingSnapshot.id))).scalar_subquery(),
+                select(func.max(col(Run.id))).scalar_subquery(),
+                select(func.max(col(ScheduleRun.id))).scalar_subquery(),
             )
         ).one()
     return tuple(int(v or 0) for v in row)  # type: ignore[return-value]

@@ -10,18 +10,11 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import Engine, func, select
+from sqlmodel import col
 
-from arena.storage.queries import (  # the table handles have one home
-    JUDGES,
-    MATCHES,
-    PARTICIPANTS,
-    SEATS,
-    TOURNAMENTS,
-)
-from arena.storage.read_model.frames import (
-    SNAPSHOTS,
-    read_frame,
-)
+from arena.storage.read_model.frames import AnySelect, read_frame
+from arena.storage.rows import row_id
+from arena.storage.tables import JudgeRecord, Match, Participant, RatingSnapshot, Seat, Tournament
 
 
 @dataclass(frozen=True)
@@ -35,47 +28,50 @@ def snapshot_history(engine: Engine, tournament: str | None) -> pd.DataFrame:
     """Every snapshot's rows, oldest first: snapshot, created_at, participant, rating,
     ci_low, ci_high, rank_low, rank_high, n_comparisons, provisional."""
     query = (
-        select(SNAPSHOTS.c.id, SNAPSHOTS.c.created_at, SNAPSHOTS.c.payload_json)
-        .outerjoin(TOURNAMENTS, TOURNAMENTS.c.id == SNAPSHOTS.c.tournament_id)
-        .order_by(SNAPSHOTS.c.id)
+        select(
+            col(RatingSnapshot.id), col(RatingSnapshot.created_at),
+            col(RatingSnapshot.payload_json),
+        )
+        .outerjoin(Tournament, col(Tournament.id) == col(RatingSnapshot.tournament_id))
+        .order_by(col(RatingSnapshot.id))
     )
     if tournament:
-        query = query.where(TOURNAMENTS.c.name == tournament)
+        query = query.where(col(Tournament.name) == tournament)
     rows: list[dict[str, Any]] = []
     with engine.connect() as conn:
         for ident, created, text in conn.execute(query):
             payload = json.loads(text)
             for row in payload.get("rows", []):
-                rows.append({"snapshot": int(ident), "created_at": created, **row})
+                rows.append({"snapshot": row_id(ident), "created_at": created, **row})
     return pd.DataFrame(rows)
 
 
 def first_seen(engine: Engine, tournament: str | None) -> pd.DataFrame:
     """When each participant spec and each judge first played in the tournament: rows
     (kind, name, detail, first_match_at), for marks on the ratings-over-time chart."""
-    conditions = [TOURNAMENTS.c.name == tournament] if tournament else []
-    specs = (
+    conditions = [col(Tournament.name) == tournament] if tournament else []
+    specs: AnySelect = (
         select(
-            PARTICIPANTS.c.name, PARTICIPANTS.c.spec.label("detail"),
-            func.min(MATCHES.c.finished_at).label("first_match_at"),
+            col(Participant.name), col(Participant.spec).label("detail"),
+            func.min(col(Match.finished_at)).label("first_match_at"),
         )
-        .select_from(MATCHES)
-        .join(TOURNAMENTS, TOURNAMENTS.c.id == MATCHES.c.tournament_id)
-        .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
-        .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
+        .select_from(Match)
+        .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
+        .join(Seat, col(Seat.match_id) == col(Match.id))
+        .join(Participant, col(Participant.id) == col(Seat.participant_id))
         .where(*conditions)
-        .group_by(PARTICIPANTS.c.name, PARTICIPANTS.c.spec)
+        .group_by(col(Participant.name), col(Participant.spec))
     )
-    judges = (
+    judges: AnySelect = (
         select(
-            JUDGES.c.spec.label("name"), JUDGES.c.model.label("detail"),
-            func.min(MATCHES.c.finished_at).label("first_match_at"),
+            col(JudgeRecord.spec).label("name"), col(JudgeRecord.model).label("detail"),
+            func.min(col(Match.finished_at)).label("first_match_at"),
         )
-        .select_from(MATCHES)
-        .join(TOURNAMENTS, TOURNAMENTS.c.id == MATCHES.c.tournament_id)
-        .join(JUDGES, JUDGES.c.id == MATCHES.c.judge_id)
+        .select_from(Match)
+        .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
+        .join(JudgeRecord, col(JudgeRecord.id) == col(Match.judge_id))
         .where(*conditions)
-        .group_by(JUDGES.c.spec, JUDGES.c.model)
+        .group_by(col(JudgeRecord.spec), col(JudgeRecord.model))
     )
     a, b = read_frame(engine, specs), read_frame(engine, judges)
     a.insert(0, "kind", "spec")

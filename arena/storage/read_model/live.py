@@ -9,57 +9,49 @@ from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 from sqlalchemy import Engine, case, func, select
+from sqlmodel import col
 
 from arena.events import Event
-from arena.storage.queries import (  # the table handles have one home
-    MATCHES,
-    SEATS,
-    TOURNAMENTS,
-)
-from arena.storage.read_model.frames import (
-    RUNS,
-    SCHEDULE_RUNS,
-    SCHEDULES,
-    read_frame,
-)
+from arena.storage.read_model.frames import AnySelect, read_frame
+from arena.storage.tables import Match, Run, Schedule, ScheduleRun, Seat, Tournament
 
 
 def runs(engine: Engine, tournament: str | None = None, status: str | None = None) -> pd.DataFrame:
     """Runs (newest first) with their stored matches: run, tournament, status, planned,
     pending, done, errors, forfeits, started_at, finished_at, last_match_at, host, pid."""
-    done = func.sum(case((MATCHES.c.status == "done", 1), else_=0))
-    errors = func.sum(case((MATCHES.c.status == "error", 1), else_=0))
+    done = func.sum(case((col(Match.status) == "done", 1), else_=0))
+    errors = func.sum(case((col(Match.status) == "error", 1), else_=0))
     per_run = (
-        select(MATCHES.c.run_id, done.label("done"), errors.label("errors"),
-               func.max(MATCHES.c.finished_at).label("last_match_at"))
-        .group_by(MATCHES.c.run_id)
+        select(col(Match.run_id), done.label("done"), errors.label("errors"),
+               func.max(col(Match.finished_at)).label("last_match_at"))
+        .group_by(col(Match.run_id))
         .subquery()
     )
     forfeits = (
-        select(MATCHES.c.run_id, func.count().label("forfeits"))
-        .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
-        .where(SEATS.c.forfeit)
-        .group_by(MATCHES.c.run_id)
+        select(col(Match.run_id), func.count().label("forfeits"))
+        .join(Seat, col(Seat.match_id) == col(Match.id))
+        .where(col(Seat.forfeit))
+        .group_by(col(Match.run_id))
         .subquery()
     )
-    query = (
+    query: AnySelect = (
         select(
-            RUNS.c.id.label("run"), TOURNAMENTS.c.name.label("tournament"), RUNS.c.status,
-            RUNS.c.planned, RUNS.c.pending, func.coalesce(per_run.c.done, 0).label("done"),
+            col(Run.id).label("run"), col(Tournament.name).label("tournament"), col(Run.status),
+            col(Run.planned), col(Run.pending), func.coalesce(per_run.c.done, 0).label("done"),
             func.coalesce(per_run.c.errors, 0).label("errors"),
             func.coalesce(forfeits.c.forfeits, 0).label("forfeits"),
-            RUNS.c.started_at, RUNS.c.finished_at, per_run.c.last_match_at,
-            RUNS.c.config_sha256, RUNS.c.host, RUNS.c.pid,
+            col(Run.started_at), col(Run.finished_at), per_run.c.last_match_at,
+            col(Run.config_sha256), col(Run.host), col(Run.pid),
         )
-        .join(TOURNAMENTS, TOURNAMENTS.c.id == RUNS.c.tournament_id)
-        .outerjoin(per_run, per_run.c.run_id == RUNS.c.id)
-        .outerjoin(forfeits, forfeits.c.run_id == RUNS.c.id)
-        .order_by(RUNS.c.id.desc())
+        .join(Tournament, col(Tournament.id) == col(Run.tournament_id))
+        .outerjoin(per_run, per_run.c.run_id == col(Run.id))
+        .outerjoin(forfeits, forfeits.c.run_id == col(Run.id))
+        .order_by(col(Run.id).desc())
     )
     if tournament:
-        query = query.where(TOURNAMENTS.c.name == tournament)
+        query = query.where(col(Tournament.name) == tournament)
     if status:
-        query = query.where(RUNS.c.status == status)
+        query = query.where(col(Run.status) == status)
     return read_frame(engine, query)
 
 
@@ -67,14 +59,14 @@ def recent_matches_per_minute(engine: Engine, run_id: int, window_s: float = 300
     """Matches of run `run_id` finished per minute over the last `window_s` seconds of it."""
     with engine.connect() as conn:
         last = conn.execute(
-            select(func.max(MATCHES.c.finished_at)).where(MATCHES.c.run_id == run_id)
+            select(func.max(col(Match.finished_at))).where(col(Match.run_id) == run_id)
         ).scalar()
         if last is None:
             return 0.0
         start = last - timedelta(seconds=window_s)
         row = conn.execute(
-            select(func.count(), func.min(MATCHES.c.started_at)).where(
-                MATCHES.c.run_id == run_id, MATCHES.c.finished_at >= start
+            select(func.count(), func.min(col(Match.started_at))).where(
+                col(Match.run_id) == run_id, col(Match.finished_at) >= start
             )
         ).one()
     n, first = int(row[0]), row[1]
@@ -84,22 +76,22 @@ def recent_matches_per_minute(engine: Engine, run_id: int, window_s: float = 300
 
 def schedules(engine: Engine) -> pd.DataFrame:
     query = select(
-        SCHEDULES.c.name, SCHEDULES.c.cron, SCHEDULES.c.interval_s, SCHEDULES.c.enabled,
-        SCHEDULES.c.tournament_file, SCHEDULES.c.last_run_at, SCHEDULES.c.next_run_at,
-        SCHEDULES.c.lease_owner, SCHEDULES.c.lease_until,
-    ).order_by(SCHEDULES.c.next_run_at, SCHEDULES.c.name)
+        col(Schedule.name), col(Schedule.cron), col(Schedule.interval_s), col(Schedule.enabled),
+        col(Schedule.tournament_file), col(Schedule.last_run_at), col(Schedule.next_run_at),
+        col(Schedule.lease_owner), col(Schedule.lease_until),
+    ).order_by(col(Schedule.next_run_at), col(Schedule.name))
     return read_frame(engine, query)
 
 
 def schedule_runs(engine: Engine, limit: int = 200) -> pd.DataFrame:
     query = (
         select(
-            SCHEDULE_RUNS.c.id, SCHEDULE_RUNS.c.schedule, SCHEDULE_RUNS.c.trigger,
-            SCHEDULE_RUNS.c.status, SCHEDULE_RUNS.c.written, SCHEDULE_RUNS.c.seed,
-            SCHEDULE_RUNS.c.tournament_run_id, SCHEDULE_RUNS.c.snapshot_id,
-            SCHEDULE_RUNS.c.started_at, SCHEDULE_RUNS.c.finished_at, SCHEDULE_RUNS.c.error,
+            col(ScheduleRun.id), col(ScheduleRun.schedule), col(ScheduleRun.trigger),
+            col(ScheduleRun.status), col(ScheduleRun.written), col(ScheduleRun.seed),
+            col(ScheduleRun.tournament_run_id), col(ScheduleRun.snapshot_id),
+            col(ScheduleRun.started_at), col(ScheduleRun.finished_at), col(ScheduleRun.error),
         )
-        .order_by(SCHEDULE_RUNS.c.id.desc())
+        .order_by(col(ScheduleRun.id).desc())
         .limit(limit)
     )
     return read_frame(engine, query)
@@ -182,7 +174,7 @@ def next_recurring(engine: Engine) -> pd.DataFrame:
 def match_id_for_key(engine: Engine, key: str) -> int | None:
     """The stored id of the match with plan key `key` (None while it is still being played)."""
     with engine.connect() as conn:
-        found = conn.execute(select(MATCHES.c.id).where(MATCHES.c.key == key)).scalar()
+        found = conn.execute(select(col(Match.id)).where(col(Match.key) == key)).scalar()
     return None if found is None else int(found)
 
 

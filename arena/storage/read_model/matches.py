@@ -9,25 +9,21 @@ from collections.abc import Sequence
 
 import pandas as pd
 from sqlalchemy import Engine, String, and_, case, cast, func, select, true
+from sqlalchemy.orm import aliased
+from sqlmodel import col
 
 from arena.scoring import TIE_TOLERANCE_BITS
 from arena.storage.match_keys import short_key
-from arena.storage.queries import (  # the table handles have one home
-    GAMES,
-    JUDGES,
-    MATCHES,
-    PARTICIPANTS,
-    SEATS,
-    TOURNAMENTS,
-)
 from arena.storage.read_model.filters import Filters
 from arena.storage.read_model.frames import (
     MATCH_TABLE_LIMIT,
+    AnySelect,
     joined_matches,
     match_conditions,
     read_driver_frame,
     read_frame,
 )
+from arena.storage.tables import Game, JudgeRecord, Match, Participant, Seat, Tournament
 
 
 def matches(
@@ -47,28 +43,28 @@ def matches(
     having a seat that fits them all."""
     conditions = match_conditions(filters)
     if status:
-        conditions.append(MATCHES.c.status == status)
+        conditions.append(col(Match.status) == status)
     if map_index is not None:
-        conditions.append(MATCHES.c.map_index == map_index)
+        conditions.append(col(Match.map_index) == map_index)
     if participant or role or score_range:
-        seat = select(SEATS.c.match_id).join(
-            PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id
+        seat = select(col(Seat.match_id)).join(
+            Participant, col(Participant.id) == col(Seat.participant_id)
         )
         if participant:
-            seat = seat.where(PARTICIPANTS.c.name == participant)
+            seat = seat.where(col(Participant.name) == participant)
         if role:
-            seat = seat.where(SEATS.c.role == role)
+            seat = seat.where(col(Seat.role) == role)
         if score_range:
-            seat = seat.where(SEATS.c.best.between(*score_range))
-        conditions.append(MATCHES.c.id.in_(seat))
+            seat = seat.where(col(Seat.best).between(*score_range))
+        conditions.append(col(Match.id).in_(seat))
     query = joined_matches(
         select(
-            MATCHES.c.id.label("match"), MATCHES.c.key, TOURNAMENTS.c.name.label("tournament"),
-            GAMES.c.name.label("game"), MATCHES.c.map_index.label("map"), MATCHES.c.mode,
-            MATCHES.c.status, MATCHES.c.rounds, MATCHES.c.finished_at, MATCHES.c.duration_s,
-            JUDGES.c.spec.label("judge"), MATCHES.c.error,
+            col(Match.id).label("match"), col(Match.key), col(Tournament.name).label("tournament"),
+            col(Game.name).label("game"), col(Match.map_index).label("map"), col(Match.mode),
+            col(Match.status), col(Match.rounds), col(Match.finished_at), col(Match.duration_s),
+            col(JudgeRecord.spec).label("judge"), col(Match.error),
         )
-    ).where(and_(*conditions)).order_by(MATCHES.c.id.desc()).limit(limit)
+    ).where(and_(*conditions)).order_by(col(Match.id).desc()).limit(limit)
     frame = read_frame(engine, query)
     frame["key"] = [short_key(k) for k in frame["key"]]  # the key `arena matches` shows
     seats = seat_rows(engine, [int(i) for i in frame["match"]]) if len(frame) else pd.DataFrame()
@@ -85,7 +81,7 @@ def matches(
 
 
 def match_count(engine: Engine, filters: Filters) -> int:
-    query = joined_matches(select(func.count()).select_from(MATCHES)).where(
+    query = joined_matches(select(func.count()).select_from(Match)).where(
         and_(*match_conditions(filters))
     )
     with engine.connect() as conn:
@@ -98,15 +94,15 @@ def seat_rows(engine: Engine, match_ids: Sequence[int]) -> pd.DataFrame:
     chunk = 500  # under every backend's limit on bound parameters
     for start in range(0, len(match_ids), chunk):
         ids = list(match_ids[start : start + chunk])
-        query = (
+        query: AnySelect = (
             select(
-                SEATS.c.match_id.label("match"), SEATS.c.role, PARTICIPANTS.c.name.label(
-                    "participant"), PARTICIPANTS.c.spec, SEATS.c.main, SEATS.c.best,
-                SEATS.c.forfeit, SEATS.c.round_scores_json,
+                col(Seat.match_id).label("match"), col(Seat.role), col(Participant.name).label(
+                    "participant"), col(Participant.spec), col(Seat.main), col(Seat.best),
+                col(Seat.forfeit), col(Seat.round_scores_json),
             )
-            .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
-            .where(SEATS.c.match_id.in_(ids))
-            .order_by(SEATS.c.match_id, SEATS.c.id)
+            .join(Participant, col(Participant.id) == col(Seat.participant_id))
+            .where(col(Seat.match_id).in_(ids))
+            .order_by(col(Seat.match_id), col(Seat.id))
         )
         frames.append(read_frame(engine, query))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -122,20 +118,20 @@ def scored_seats(
     only (the live leaderboard reads the matches it has not seen)."""
     query = joined_matches(
         select(
-            MATCHES.c.id.label("match"), GAMES.c.name.label("game"), MATCHES.c.map_id,
-            MATCHES.c.mode, MATCHES.c.rounds, SEATS.c.role,
-            PARTICIPANTS.c.name.label("participant"), SEATS.c.main, SEATS.c.best,
-            SEATS.c.forfeit, SEATS.c.round_scores_json,
+            col(Match.id).label("match"), col(Game.name).label("game"), col(Match.map_id),
+            col(Match.mode), col(Match.rounds), col(Seat.role),
+            col(Participant.name).label("participant"), col(Seat.main), col(Seat.best),
+            col(Seat.forfeit), col(Seat.round_scores_json),
         )
-        .select_from(MATCHES)
-        .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
-        .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
-    ).where(and_(MATCHES.c.status == "done", *match_conditions(filters)))
+        .select_from(Match)
+        .join(Seat, col(Seat.match_id) == col(Match.id))
+        .join(Participant, col(Participant.id) == col(Seat.participant_id))
+    ).where(and_(col(Match.status) == "done", *match_conditions(filters)))
     if rated_only:
-        query = query.where(SEATS.c.main == true())
+        query = query.where(col(Seat.main) == true())
     if match_ids is not None:
-        query = query.where(MATCHES.c.id.in_(list(match_ids)))
-    return read_driver_frame(engine, query.order_by(MATCHES.c.id, SEATS.c.id))
+        query = query.where(col(Match.id).in_(list(match_ids)))
+    return read_driver_frame(engine, query.order_by(col(Match.id), col(Seat.id)))
 
 
 # ------------------------------------------------------------------------------ participants
@@ -145,25 +141,25 @@ def participant_summary(engine: Engine, filters: Filters) -> pd.DataFrame:
     """Per rated participant and role: matches, mean and best match score, forfeits."""
     query = joined_matches(
         select(
-            PARTICIPANTS.c.name.label("participant"), SEATS.c.role,
-            func.count().label("matches"), func.avg(SEATS.c.best).label("mean_score"),
-            func.max(SEATS.c.best).label("best_score"),
-            func.sum(case((SEATS.c.forfeit, 1), else_=0)).label("forfeits"),
+            col(Participant.name).label("participant"), col(Seat.role),
+            func.count().label("matches"), func.avg(col(Seat.best)).label("mean_score"),
+            func.max(col(Seat.best)).label("best_score"),
+            func.sum(case((col(Seat.forfeit), 1), else_=0)).label("forfeits"),
         )
-        .select_from(MATCHES)
-        .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
-        .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
-    ).where(and_(MATCHES.c.status == "done", SEATS.c.main, *match_conditions(filters)))
-    return read_frame(engine, query.group_by(PARTICIPANTS.c.name, SEATS.c.role))
+        .select_from(Match)
+        .join(Seat, col(Seat.match_id) == col(Match.id))
+        .join(Participant, col(Participant.id) == col(Seat.participant_id))
+    ).where(and_(col(Match.status) == "done", col(Seat.main), *match_conditions(filters)))
+    return read_frame(engine, query.group_by(col(Participant.name), col(Seat.role)))
 
 
 def head_to_head(engine: Engine, filters: Filters) -> pd.DataFrame:
     """Win/draw/loss of participant `a` against `b` over the true pairwise comparisons: both
     rated seats of the same match (ties within 1e-6 bits are draws; a forfeit loses)."""
-    a, b = SEATS.alias("a"), SEATS.alias("b")
-    pa, pb = PARTICIPANTS.alias("pa"), PARTICIPANTS.alias("pb")
-    score_a = case((a.c.forfeit, None), else_=a.c.best)
-    score_b = case((b.c.forfeit, None), else_=b.c.best)
+    a, b = aliased(Seat, name="a"), aliased(Seat, name="b")
+    pa, pb = aliased(Participant, name="pa"), aliased(Participant, name="pb")
+    score_a = case((col(a.forfeit), None), else_=col(a.best))
+    score_b = case((col(b.forfeit), None), else_=col(b.best))
     win = case(
         (and_(score_a.is_not(None), score_b.is_(None)), 1),
         (score_a - score_b > TIE_TOLERANCE_BITS, 1),
@@ -176,19 +172,19 @@ def head_to_head(engine: Engine, filters: Filters) -> pd.DataFrame:
     )
     query = joined_matches(
         select(
-            pa.c.name.label("a"), pb.c.name.label("b"), func.count().label("comparisons"),
+            col(pa.name).label("a"), col(pb.name).label("b"), func.count().label("comparisons"),
             func.sum(win).label("wins"), func.sum(loss).label("losses"),
         )
-        .select_from(MATCHES)
-        .join(a, a.c.match_id == MATCHES.c.id)
-        .join(b, and_(b.c.match_id == MATCHES.c.id, b.c.id != a.c.id))
-        .join(pa, pa.c.id == a.c.participant_id)
-        .join(pb, pb.c.id == b.c.participant_id)
+        .select_from(Match)
+        .join(a, col(a.match_id) == col(Match.id))
+        .join(b, and_(col(b.match_id) == col(Match.id), col(b.id) != col(a.id)))
+        .join(pa, col(pa.id) == col(a.participant_id))
+        .join(pb, col(pb.id) == col(b.participant_id))
     ).where(
-        and_(MATCHES.c.status == "done", a.c.main, b.c.main, pa.c.name != pb.c.name,
+        and_(col(Match.status) == "done", col(a.main), col(b.main), col(pa.name) != col(pb.name),
              *match_conditions(filters))
     )
-    frame = read_frame(engine, query.group_by(pa.c.name, pb.c.name))
+    frame = read_frame(engine, query.group_by(col(pa.name), col(pb.name)))
     if len(frame):
         frame["draws"] = frame["comparisons"] - frame["wins"] - frame["losses"]
         frame["win_rate"] = (frame["wins"] + 0.5 * frame["draws"]) / frame["comparisons"]
@@ -204,7 +200,7 @@ def done_match_ids(engine: Engine, tournament: str) -> list[tuple[int, str]]:
     # The finish time as the database's text: no datetime object per match (100 000 of
     # them took most of this function's time).
     query = joined_matches(
-        select(MATCHES.c.id, cast(MATCHES.c.finished_at, String)).select_from(MATCHES)
-    ).where(and_(MATCHES.c.status == "done", *match_conditions(Filters(tournament=tournament))))
+        select(col(Match.id), cast(col(Match.finished_at), String)).select_from(Match)
+    ).where(and_(col(Match.status) == "done", *match_conditions(Filters(tournament=tournament))))
     with engine.connect() as conn:
         return sorted((int(i), str(when)) for i, when in conn.execute(query))

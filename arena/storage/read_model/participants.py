@@ -10,13 +10,14 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import Engine, and_, func, select
+from sqlmodel import col
 
 from arena.events import ElicitResponse
 from arena.redaction import redact, redact_params
 from arena.storage.event_codec import decode_events
-from arena.storage.queries import EVENTS, MATCHES, PARTICIPANTS, SEATS
 from arena.storage.read_model.filters import Filters
 from arena.storage.read_model.frames import joined_matches, match_conditions, read_frame
+from arena.storage.tables import EventRecord, Match, Participant, Seat
 
 USAGE_MATCHES = 200  # the most recent matches whose moves are read for usage
 USAGE_COLUMNS = ["match", "role", "moves", "prompt_tokens", "completion_tokens", "cost_usd",
@@ -28,18 +29,18 @@ def participant_specs(engine: Engine, name: str) -> pd.DataFrame:
     redacted: a key never shows), matches, first and last match."""
     query = (
         select(
-            PARTICIPANTS.c.spec, PARTICIPANTS.c.plugin, PARTICIPANTS.c.plugin_version,
-            PARTICIPANTS.c.model, PARTICIPANTS.c.params_json,
-            func.count(SEATS.c.id).label("matches"),
-            func.min(MATCHES.c.finished_at).label("first_match_at"),
-            func.max(MATCHES.c.finished_at).label("last_match_at"),
+            col(Participant.spec), col(Participant.plugin), col(Participant.plugin_version),
+            col(Participant.model), col(Participant.params_json),
+            func.count(col(Seat.id)).label("matches"),
+            func.min(col(Match.finished_at)).label("first_match_at"),
+            func.max(col(Match.finished_at)).label("last_match_at"),
         )
-        .select_from(PARTICIPANTS)
-        .outerjoin(SEATS, SEATS.c.participant_id == PARTICIPANTS.c.id)
-        .outerjoin(MATCHES, MATCHES.c.id == SEATS.c.match_id)
-        .where(PARTICIPANTS.c.name == name)
-        .group_by(PARTICIPANTS.c.id)
-        .order_by(PARTICIPANTS.c.id)
+        .select_from(Participant)
+        .outerjoin(Seat, col(Seat.participant_id) == col(Participant.id))
+        .outerjoin(Match, col(Match.id) == col(Seat.match_id))
+        .where(col(Participant.name) == name)
+        .group_by(col(Participant.id))
+        .order_by(col(Participant.id))
     )
     frame = read_frame(engine, query)
     if not len(frame):
@@ -68,12 +69,12 @@ def participant_usage(engine: Engine, filters: Filters, name: str,
     USD, calls; 0 when the player reports none), the match's duration and all seats' moves
     (time per move is only known per match)."""
     seats = joined_matches(
-        select(MATCHES.c.id.label("match"), SEATS.c.role, MATCHES.c.duration_s)
-        .select_from(MATCHES)
-        .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
-        .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
-    ).where(and_(MATCHES.c.status == "done", SEATS.c.main, PARTICIPANTS.c.name == name,
-                 *match_conditions(filters))).order_by(MATCHES.c.id.desc()).limit(limit)
+        select(col(Match.id).label("match"), col(Seat.role), col(Match.duration_s))
+        .select_from(Match)
+        .join(Seat, col(Seat.match_id) == col(Match.id))
+        .join(Participant, col(Participant.id) == col(Seat.participant_id))
+    ).where(and_(col(Match.status) == "done", col(Seat.main), col(Participant.name) == name,
+                 *match_conditions(filters))).order_by(col(Match.id).desc()).limit(limit)
     mine = read_frame(engine, seats)
     if not len(mine):
         return pd.DataFrame(columns=USAGE_COLUMNS)
@@ -85,9 +86,9 @@ def participant_usage(engine: Engine, filters: Filters, name: str,
     with engine.connect() as conn:
         for start in range(0, len(ids), 500):  # under every backend's bound-parameter limit
             rows = conn.execute(
-                select(EVENTS.c.match_id, EVENTS.c.payload)
-                .where(EVENTS.c.match_id.in_(ids[start:start + 500]))
-                .order_by(EVENTS.c.match_id, EVENTS.c.seq))
+                select(col(EventRecord.match_id), col(EventRecord.payload))
+                .where(col(EventRecord.match_id).in_(ids[start:start + 500]))
+                .order_by(col(EventRecord.match_id), col(EventRecord.seq)))
             for match_id, payload in rows:
                 payloads.setdefault(int(match_id), []).append(str(payload))
     for match_id, texts in payloads.items():  # whole transcripts: payloads share strings

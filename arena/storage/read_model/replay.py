@@ -10,24 +10,27 @@ from datetime import datetime
 
 import pandas as pd
 from sqlalchemy import Engine, and_, func, select
+from sqlalchemy.orm import aliased
+from sqlmodel import col
 
 from arena.events import Event
 from arena.storage.event_codec import decode_events
 from arena.storage.match_keys import match_id_for_ref, short_key
-from arena.storage.queries import (  # the table handles have one home
-    EVENTS,
-    GAMES,
-    JUDGES,
-    MAPS,
-    MATCHES,
-    PARTICIPANTS,
-    SEATS,
-    TOURNAMENTS,
-)
 from arena.storage.read_model.frames import (
+    AnySelect,
     read_frame,
 )
 from arena.storage.read_model.matches import seat_rows
+from arena.storage.tables import (
+    EventRecord,
+    Game,
+    GameMap,
+    JudgeRecord,
+    Match,
+    Participant,
+    Seat,
+    Tournament,
+)
 
 
 @dataclass(frozen=True)
@@ -64,31 +67,33 @@ def match_ref(engine: Engine, ref: str) -> int | None:
     found = match_id_for_ref(engine, ref)
     if found is None and ref.strip().isdigit():
         with engine.connect() as conn:
-            found = conn.execute(select(MATCHES.c.id).where(MATCHES.c.id == int(ref))).scalar()
+            found = conn.execute(select(col(Match.id)).where(col(Match.id) == int(ref))).scalar()
     return None if found is None else int(found)
 
 
 def match_detail(engine: Engine, match_id: int) -> MatchDetail | None:
     """Everything the replay shows of match `match_id`, or None when there is no such match."""
-    query = (
+    query: AnySelect = (
         select(
-            MATCHES, TOURNAMENTS.c.name.label("tournament"), GAMES.c.name.label("game"),
-            GAMES.c.version.label("game_version"), GAMES.c.source,
-            MAPS.c.seed.label("map_seed"), MAPS.c.stories_json,
-            JUDGES.c.spec.label("judge"), JUDGES.c.model.label("judge_model"),
+            Match, col(Tournament.name).label("tournament"), col(Game.name).label("game"),
+            col(Game.version).label("game_version"), col(Game.source),
+            col(GameMap.seed).label("map_seed"), col(GameMap.stories_json),
+            col(JudgeRecord.spec).label("judge"), col(JudgeRecord.model).label("judge_model"),
         )
-        .join(TOURNAMENTS, TOURNAMENTS.c.id == MATCHES.c.tournament_id)
-        .join(GAMES, GAMES.c.id == MATCHES.c.game_id)
-        .join(MAPS, MAPS.c.id == MATCHES.c.map_id)
-        .join(JUDGES, JUDGES.c.id == MATCHES.c.judge_id)
-        .where(MATCHES.c.id == match_id)
+        .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
+        .join(Game, col(Game.id) == col(Match.game_id))
+        .join(GameMap, col(GameMap.id) == col(Match.map_id))
+        .join(JudgeRecord, col(JudgeRecord.id) == col(Match.judge_id))
+        .where(col(Match.id) == match_id)
     )
     with engine.connect() as conn:
         row = conn.execute(query).mappings().first()
         if row is None:
             return None
         payloads = conn.execute(
-            select(EVENTS.c.payload).where(EVENTS.c.match_id == match_id).order_by(EVENTS.c.seq)
+            select(col(EventRecord.payload))
+            .where(col(EventRecord.match_id) == match_id)
+            .order_by(col(EventRecord.seq))
         ).scalars()
         events = decode_events(payloads)
     return MatchDetail(
@@ -107,23 +112,23 @@ def match_detail(engine: Engine, match_id: int) -> MatchDetail | None:
 def comparable_matches(engine: Engine, match_id: int) -> pd.DataFrame:
     """Other done matches of the same game, map, main role and rounds (the eval-mode
     comparisons of SCORING.md section 2): match, key (short), participant, best."""
-    m = MATCHES.alias("m")
+    m = aliased(Match, name="m")
     same = and_(
-        MATCHES.c.game_id == m.c.game_id, MATCHES.c.map_id == m.c.map_id,
-        MATCHES.c.rounds == m.c.rounds, MATCHES.c.id != m.c.id,
-        func.coalesce(MATCHES.c.main_role, "") == func.coalesce(m.c.main_role, ""),
+        col(Match.game_id) == col(m.game_id), col(Match.map_id) == col(m.map_id),
+        col(Match.rounds) == col(m.rounds), col(Match.id) != col(m.id),
+        func.coalesce(col(Match.main_role), "") == func.coalesce(col(m.main_role), ""),
     )
-    query = (
+    query: AnySelect = (
         select(
-            MATCHES.c.id.label("match"), MATCHES.c.key,
-            PARTICIPANTS.c.name.label("participant"), SEATS.c.role, SEATS.c.best,
+            col(Match.id).label("match"), col(Match.key),
+            col(Participant.name).label("participant"), col(Seat.role), col(Seat.best),
         )
         .select_from(m)
-        .join(MATCHES, same)
-        .join(SEATS, and_(SEATS.c.match_id == MATCHES.c.id, SEATS.c.main))
-        .join(PARTICIPANTS, PARTICIPANTS.c.id == SEATS.c.participant_id)
-        .where(m.c.id == match_id, MATCHES.c.status == "done")
-        .order_by(MATCHES.c.id)
+        .join(Match, same)
+        .join(Seat, and_(col(Seat.match_id) == col(Match.id), col(Seat.main)))
+        .join(Participant, col(Participant.id) == col(Seat.participant_id))
+        .where(col(m.id) == match_id, col(Match.status) == "done")
+        .order_by(col(Match.id))
     )
     frame = read_frame(engine, query)
     frame["key"] = [short_key(k) for k in frame["key"]]
