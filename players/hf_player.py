@@ -17,9 +17,9 @@ Spec: ``hf:<model>?device=auto&max_new_tokens=32&temperature=0.8``.
 - Control characters and undecodable bytes (U+FFFD) are removed from generated text.
 - Generation runs in a worker thread (`asyncio.to_thread`), seeded from the request's seed
   and the seat's seed, one generation per model at a time so seeding is reproducible.
-  ``temperature=0`` is greedy decoding; otherwise tokens are drawn from
-  softmax(logits / temperature) on the host (`arena.players.host_sampling`), so a seed gives
-  the same moves on CPU and GPU.
+  ``temperature=0`` is greedy decoding; otherwise tokens are drawn as `generate` samples
+  (temperature, then the model's top-k / top-p) but on the host
+  (`arena.players.host_sampling`), so a seed gives the same moves on CPU and GPU.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError, MissingExtraError, PlayerError
-from arena.players.host_sampling import HostDraw, draw_seed
+from arena.players.host_sampling import host_draw
 from arena.players.prompting import PromptOptions, build_messages, build_prompt_text
 from arena.players.reply_parsing import MissingMoveTags, parse_reply, strip_thinking
 from arena.plugins.plugin_types import PlayerContext
@@ -279,7 +279,7 @@ def generate_ids(loaded: _Loaded, settings: HFSettings, prompt: str) -> tuple[An
     sample = settings.temperature > 0
     extra: dict[str, Any] = {}
     if sample:  # drawn on the host: the same seed gives the same moves on every device
-        draw = HostDraw(settings.temperature, draw_seed(torch))
+        draw = host_draw(model, settings.temperature, torch)
         extra = {"temperature": settings.temperature, "logits_processor": [draw]}
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (tokenizer.eos_token_id)
     with torch.no_grad():

@@ -141,6 +141,31 @@ def test_host_draw_samples_softmax_of_logits_over_temperature() -> None:
 
 
 @pytest.mark.torch
+@pytest.mark.parametrize(("top_k", "top_p"), [(50, 1.0), (3, 1.0), (0, 0.8), (4, 0.6)])
+def test_host_draw_samples_what_generate_would(top_k: int, top_p: float) -> None:
+    """Temperature, then the generation config's top-k, then top-p: transformers' own warpers."""
+    import torch
+    from transformers import (
+        LogitsProcessorList,
+        TemperatureLogitsWarper,
+        TopKLogitsWarper,
+        TopPLogitsWarper,
+    )
+
+    from arena.players.host_sampling import HostDraw
+
+    scores = torch.randn(3, 40, generator=torch.Generator().manual_seed(1)) * 3
+    warpers = LogitsProcessorList([TemperatureLogitsWarper(0.7)])
+    if top_k:
+        warpers.append(TopKLogitsWarper(top_k))
+    if top_p < 1.0:
+        warpers.append(TopPLogitsWarper(top_p))
+    expected = torch.softmax(warpers(None, scores.clone()), dim=-1)
+    got = HostDraw(0.7, seed=0, top_k=top_k, top_p=top_p).probabilities(scores)
+    assert torch.allclose(got, expected, atol=1e-6)
+
+
+@pytest.mark.torch
 async def test_greedy_decoding_ignores_the_seed(base_model: Path, torch_device: str) -> None:
     player = make_player(base_model, torch_device, temperature="0")
     assert await player.move(make_request(seed=1)) == await player.move(make_request(seed=2))
