@@ -146,7 +146,7 @@ async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
         "fixed": Case("score no move changes: not playable, V undef.", 0.95),
         "learnable": Case("learnable game judged playable", 0.9),
     }
-    exact = agree = 0
+    exact = agree = defined = 0
     registry = Registry.load()
     prefix = {r: 0 for r in range(1, args.runs + 1)}  # playable with the first r runs
     first, n = args.first_seed, args.seeds
@@ -197,6 +197,7 @@ async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
             cases["renamed"].hits += contains_one(v_renamed)
             cases["noop"].hits += contains_one(v_noop)
             exact += all((v.value, v.low, v.high) == (1.0, 1.0, 1.0) for v in (v_renamed, v_noop))
+            defined += all(v.value is not None for v in (v_renamed, v_noop))
             cases["fixed"].hits += (not stuck.playable) and v_fixed.value is None
             cases["learnable"].hits += learn.playable
             print(f"{seed:>4} {show(v_renamed):>20} {show(v_noop):>20} "
@@ -204,11 +205,14 @@ async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
                   f"{'playable' if learn.playable else 'NOT playable':>12} "
                   f"{ok:>3}/{args.runs:<3}  {' '.join(first_r)}", flush=True)
     print_cases(cases, n)
-    print(f"copies with V exactly 1, interval [1, 1]: {exact}/{n} seeds (pairing held)")
+    print(f"copies with V exactly 1, interval [1, 1]: {exact} of the {defined} seeds where V "
+          f"is defined (pairing held); undefined in {n - defined} (plain judged not playable, "
+          "Def. 37)")
     print("learnable game judged playable with the first r runs: " + ", ".join(
         f"r={r}: {k}/{n}" for r, k in prefix.items()))
     out: dict[str, float] = {f"rate_{k}": round(c.hits / n, 3) for k, c in cases.items()}
     out["copies_exactly_1"] = exact
+    out["copies_defined"] = defined
     out["runs_all_agree_on_plain"] = agree
     out["seeds"] = n
     return out
