@@ -36,12 +36,10 @@ elicit(t, 4)
 reward(nex(s))
 """
 # greedy play (its expected score is a plain mean over maps); learning samples at 1.
-# Batch 8 (was 4): at 4 episodes a step 3 runs in 36 collapsed onto one wrong answer
-# (scores -27 to -47, worse than the base model), at 8 none in 16 did. But over 146 runs of
-# the calibration benchmark at batch 8, 18 collapsed (12 %; the 0 in 16 was luck, P = 0.13),
-# and lr 3e-3, batch 16, temperature 1.5 or 2, or no advantage normalisation (5 to 17 seeds
-# each) did not remove it: a run of this tiny model is not reliable
-# (docs/gamespace-calibration.md).
+# Batch 8 (was 4): with the hf player's host-side draw, 17 runs in 40 collapsed onto one
+# wrong answer (scores -27 to -47, worse than the base model) at batch 4, 7 in 40 at batch 8
+# (18 in 146 over the calibration benchmark): a run of this tiny model is still not
+# reliable (docs/gamespace-calibration.md).
 FINETUNER = "reinforce?lr=1e-2&batch=8&temperature=1"
 BUDGET = 120_000  # about 10 steps of 8 episodes of ~1 540 prompt tokens (>= MIN_STEPS)
 MAPS = 8
