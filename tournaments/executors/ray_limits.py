@@ -66,6 +66,9 @@ def provider_limiter(limits: Mapping[str, int]) -> Any:
             lifetime="detached",
             num_cpus=0,
             max_restarts=-1,
+            # A call that meets the actor restarting (its node lost) is sent again rather
+            # than failing the match: acquire and release are idempotent per match key.
+            max_task_retries=-1,
             max_concurrency=10_000,
         )
         .remote()
