@@ -45,7 +45,7 @@ import torch
 
 from arena.judges.hf.bundled_judge import bundled_model_path
 from arena.judges.hf.encoded import EncodedRequest
-from arena.judges.hf.forward import base_and_head
+from arena.judges.hf.forward import base_and_head, body_weights
 from arena.judges.hf.judge import HFJudge
 from arena.judges.hf.load import auto_device, configure_cuda
 from arena.judges.pool.judge_pool import JudgePool
@@ -148,14 +148,8 @@ def matmul_peak(dtype: torch.dtype, device: str) -> float:
 
 
 def model_flops(model: Any, encoded: Sequence[EncodedRequest]) -> float:
-    base, head = base_and_head(model)
-    body = sum(
-        p.numel()
-        for m in base.modules()
-        if not isinstance(m, torch.nn.Embedding)
-        for p in m.parameters(recurse=False)
-        if p.dim() >= 2
-    )
+    _, head = base_and_head(model)
+    body = body_weights(model)
     config = model.config
     layers, d = config.num_hidden_layers, config.hidden_size
     vocab = head.weight.shape[0]

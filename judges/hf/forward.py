@@ -36,22 +36,28 @@ def attention_width(model: Any) -> float:
     """Context length at which attention (QK^T and AV: 4·layers·d per position and context
     token) costs as much as a position's matrix multiplies (2 per weight of the body):
     packing weighs wider rows with it. Infinite when the config does not say."""
-    base, _ = base_and_head(model)
+    weights = body_weights(model)  # first: a model with no separate body is refused here
     config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else None
     layers = getattr(config, "num_hidden_layers", None)
     d_model = getattr(config, "hidden_size", None)
     if not isinstance(layers, int) or not isinstance(d_model, int) or layers * d_model == 0:
         return math.inf
+    return weights / (2.0 * layers * d_model) if weights else math.inf
+
+
+def body_weights(model: Any) -> int:
+    """Weights of the body's matrix multiplies (embeddings and the LM head left out): a
+    position costs 2 FLOPs per weight."""
     import torch
 
-    weights = sum(
+    base, _ = base_and_head(model)
+    return sum(
         p.numel()
         for m in base.modules()
         if not isinstance(m, torch.nn.Embedding)
         for p in m.parameters(recurse=False)
         if p.dim() >= 2
     )
-    return weights / (2.0 * layers * d_model) if weights else math.inf
 
 
 def base_and_head(model: Any) -> tuple[Any, Any]:
