@@ -57,6 +57,6 @@ finetune_cpu() {
     --finetune-budget 16000 --player-shape gpt2-small --device cpu
 }
 
-for s in "${@:-tests judge finetune_gpu finetune_cpu replicas}"; do
-  for one in $s; do "$one"; done
-done
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(tests judge judge_unpacked finetune_gpu finetune_cpu replicas)
+for one in "${steps[@]}"; do "$one"; done
