@@ -60,22 +60,26 @@ def tournaments(engine: Engine) -> pd.DataFrame:
 
 
 def game_names(engine: Engine, tournament: str | None) -> list[str]:
-    query = select(col(Game.name)).distinct().order_by(col(Game.name))
-    if tournament:
-        query = (
-            query.join(Match, col(Match.game_id) == col(Game.id))
-            .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
-            .where(col(Tournament.name) == tournament)
-        )
-    with engine.connect() as conn:
-        return [str(r[0]) for r in conn.execute(query)]
+    return _distinct_values(
+        engine, col(Game.name), col(Match.game_id) == col(Game.id), tournament
+    )
 
 
 def judge_specs(engine: Engine, tournament: str | None) -> list[str]:
-    query = select(col(JudgeRecord.spec)).distinct().order_by(col(JudgeRecord.spec))
+    return _distinct_values(
+        engine, col(JudgeRecord.spec), col(Match.judge_id) == col(JudgeRecord.id), tournament
+    )
+
+
+def _distinct_values(
+    engine: Engine, column: Any, match_join: Any, tournament: str | None
+) -> list[str]:
+    """The sorted distinct values of `column`, among those a match of `tournament` uses
+    (`match_join`: how a match row reaches `column`'s table) when one is named."""
+    query = select(column).distinct().order_by(column)
     if tournament:
         query = (
-            query.join(Match, col(Match.judge_id) == col(JudgeRecord.id))
+            query.join(Match, match_join)
             .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
             .where(col(Tournament.name) == tournament)
         )
