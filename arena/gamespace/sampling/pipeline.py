@@ -202,8 +202,9 @@ class FilterPipeline:
         if cfg.fewshot == "trend":
             test = trend_test(report.per_map, epsilon=cfg.epsilon, seed=cfg.seed)
             evidence.update(p_value=test.p_value, epsilon=cfg.epsilon)
+            verb = "rise" if test.passed else "do not rise clearly enough"
             reason = (
-                f"{cfg.base}'s scores rise over {report.rounds} rounds on {test.maps} maps with "
+                f"{cfg.base}'s scores {verb} over {report.rounds} rounds on {test.maps} maps: "
                 f"permutation p = {test.p_value:.3g} (passes at <= {cfg.epsilon})"
             )
             return Verdict("playability", test.passed, reason, evidence)
