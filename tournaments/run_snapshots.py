@@ -5,7 +5,8 @@ progress inside a long run and its Leaderboard has intervals to show before the 
 as after a run) every `every_s` seconds when matches were stored since the last one. Rating
 over many matches takes a while, so the pause grows to `COST_FACTOR` times the last
 snapshot's duration: snapshots never take more than a small share of the run's CPU. A
-failing snapshot is logged and never stops the run.
+failing snapshot is logged and never stops the run. Leaving the ticker waits for a snapshot in
+flight (its thread cannot be cancelled), so the run's final snapshot is always the last one.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class SnapshotTicker:
         self._store, self._tournament = store, tournament
         self._every_s = every_s
         self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
         self.stored = 0  # snapshots stored so far
 
     async def __aenter__(self) -> SnapshotTicker:
@@ -68,17 +70,24 @@ class SnapshotTicker:
         self, kind: type[BaseException] | None, error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
+        # Not `cancel()`: that would abandon a snapshot's thread, which could then store an
+        # older rating after the run's final snapshot.
+        self._stop.set()
         if self._task is not None:
-            self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
 
+    async def _paused(self, seconds: float) -> bool:
+        """Wait `seconds` or until the run ends; True when it ended."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop.wait(), seconds)
+        return self._stop.is_set()
+
     async def _loop(self) -> None:
         pause = self._every_s
         seen = await asyncio.to_thread(done_matches, self._store, self._tournament)
-        while True:
-            await asyncio.sleep(pause)
+        while not await self._paused(pause):
             try:
                 count = await asyncio.to_thread(done_matches, self._store, self._tournament)
                 if count == seen:

@@ -4,10 +4,17 @@ shows progress inside a run, and one at the end covering every match."""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
+import threading
+import time
 from pathlib import Path
+
+import pytest
 
 from arena.storage import Store, sqlite_url
 from arena.storage.snapshots import rating_snapshots
+from arena.tournaments import run_snapshots
 from arena.tournaments.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
@@ -43,5 +50,34 @@ async def test_without_snapshots_a_run_stores_none(tmp_path: Path) -> None:
     store = Store.open(db)
     try:
         assert rating_snapshots(store.engine, "small") == []
+    finally:
+        store.close()
+
+
+async def test_leaving_the_ticker_waits_for_a_snapshot_in_flight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot's thread cannot be cancelled: a ticker that abandoned it let an older rating
+    land after the run's final snapshot (seen in CI as counts 5, 24, 21)."""
+    db = sqlite_url(tmp_path / "w.db")
+    await run_file(fx.tournament_file(tmp_path, fx.SMALL), db=db, registry=fx.registry())
+    counter = itertools.count()
+    started = threading.Event()
+    real = run_snapshots.snapshot_now
+
+    def slow_snapshot(store: Store, tournament: str) -> int:
+        started.set()
+        time.sleep(0.3)
+        return real(store, tournament)
+
+    monkeypatch.setattr(run_snapshots, "done_matches", lambda store, name: next(counter))
+    monkeypatch.setattr(run_snapshots, "snapshot_now", slow_snapshot)
+    store = Store.open(db)
+    try:
+        async with run_snapshots.SnapshotTicker(store, "small", every_s=0.01) as ticker:
+            while not started.is_set():
+                await asyncio.sleep(0.01)
+        assert ticker.stored == 1
+        assert len(rating_snapshots(store.engine, "small", limit=10)) == 1
     finally:
         store.close()
