@@ -20,11 +20,13 @@ from arena.gamespace.transfer.measure import (
     open_oracle,
 )
 from arena.judges.ngram import NgramJudge
+from arena.players.reinforce import ReinforceSettings
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest
 from tests.gamespace import transfer_games as tg
 
-SINGLE_TEXT_STEP_TOKENS = 28_672  # one step of 8 episodes of single_text (issue 19)
+SINGLE_TEXT_EPISODE_TOKENS = 3_584  # one episode of single_text (issue 19: 28 672 a step of 8)
+CHECK_MAPS = ReinforceSettings().check  # keep=best plays them before step 1 and after each
 
 
 def test_the_warning_is_one_sentence_with_the_budget_that_would_do() -> None:
@@ -37,7 +39,9 @@ def test_the_warning_is_one_sentence_with_the_budget_that_would_do() -> None:
 
 
 def test_the_default_budget_buys_the_minimum_steps_of_a_paper_game() -> None:
-    assert DEFAULT_BUDGET_TOKENS >= MIN_STEPS * SINGLE_TEXT_STEP_TOKENS
+    step = (8 + CHECK_MAPS) * SINGLE_TEXT_EPISODE_TOKENS
+    wanted = MIN_STEPS * step + CHECK_MAPS * SINGLE_TEXT_EPISODE_TOKENS
+    assert wanted <= DEFAULT_BUDGET_TOKENS
     assert TransferSetting("hf:bundled").budget_tokens == DEFAULT_BUDGET_TOKENS
     for command in (transfer_command, grow_command):  # the CLI's literal defaults agree
         parameters = inspect.signature(command).parameters

@@ -258,9 +258,10 @@ async def test_the_policy_moves_exactly_as_the_hf_player_and_records_its_tokens(
 async def test_same_seed_same_weights_and_the_budget_is_kept(
     registry: Registry, tiny_model: Path, tmp_path: Path
 ) -> None:
-    one = await tune(registry, tiny_model, tmp_path / "one", seed=5)
-    two = await tune(registry, tiny_model, tmp_path / "two", seed=5)
-    await tune(registry, tiny_model, tmp_path / "other", seed=6)
+    plain = "reinforce?lr=1e-2&batch=2&keep=last"  # the budget of the plain algorithm
+    one = await tune(registry, tiny_model, tmp_path / "one", seed=5, spec=plain)
+    two = await tune(registry, tiny_model, tmp_path / "two", seed=5, spec=plain)
+    await tune(registry, tiny_model, tmp_path / "other", seed=6, spec=plain)
     assert weights_digest(tmp_path / "one") == weights_digest(tmp_path / "two")
     assert one.rewards == two.rewards and one.tokens == two.tokens
     assert weights_digest(tmp_path / "one") != weights_digest(tmp_path / "other")

@@ -73,6 +73,12 @@ def train_map_seed(seed: int, index: int) -> int:
     return derive_seed("gamespace-train", seed, index)
 
 
+def check_map_seed(seed: int, index: int) -> int:
+    """The seed (map and play) of the fine-tuner's check map `index`: the maps on which it
+    compares its own weights (never an evaluation or a training map)."""
+    return derive_seed("gamespace-check", seed, index)
+
+
 async def map_scores(
     player: str,
     game: LoadedGame,
