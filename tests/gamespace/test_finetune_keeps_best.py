@@ -4,7 +4,7 @@ A reproduction from the calibration benchmark: on the tests' PLAIN game with the
 tiny GPT-2, the run of seed 0 collapses (after 10 steps the greedy player gives one wrong
 answer on every map, worse than the base model), although the sampled batches' mean reward
 never showed it. With ``keep=best`` (the default) the tuner checks the greedy player on
-maps of its own after every step and keeps the best weights, so the same run ends better
+maps of its own (4) after every step and keeps the best weights, so the same run ends better
 than the base model instead of worse."""
 
 from __future__ import annotations

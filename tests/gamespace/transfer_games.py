@@ -41,7 +41,7 @@ reward(nex(s))
 # when the last weights were kept; reinforce's keep=best (the default) checks the greedy
 # player after every step and keeps the best weights (docs/gamespace-calibration.md).
 FINETUNER = "reinforce?lr=1e-2&batch=8&temperature=1"
-BUDGET = 150_000  # about 9 steps of 8 episodes + 2 check maps of ~1 540 tokens (>= MIN_STEPS)
+BUDGET = 180_000  # about 9 steps of 8 episodes + 4 check maps of ~1 540 tokens (>= MIN_STEPS)
 MAPS = 8
 RUNS = 2  # fine-tuning runs per game (the tests keep it small; the default is 4)
 

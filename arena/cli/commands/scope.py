@@ -84,7 +84,7 @@ def grow_command(
     budget_tokens: Annotated[
         int, typer.Option("--budget-tokens", min=1, help="finetune oracle: tokens per "
                           "fine-tuning.")
-    ] = 300_000,
+    ] = 360_000,
     maps: Annotated[
         int, typer.Option(min=2, max=10_000, help="finetune oracle: evaluation maps.")
     ] = 8,

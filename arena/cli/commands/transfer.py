@@ -111,7 +111,7 @@ def transfer_command(
     budget_tokens: Annotated[
         int, typer.Option("--budget-tokens", min=1, help="T: tokens each fine-tuning may process "
                             "(fewer than 8 optimiser steps is warned about).")
-    ] = 300_000,
+    ] = 360_000,
     budget_steps: Annotated[
         int | None, typer.Option("--budget-steps", min=1, help="Also stop each fine-tuning "
                                  "after this many optimiser steps.")

@@ -71,8 +71,8 @@ METHOD = 3  # 2: name-free evaluation, Def. 37 needs both games playable; 3: can
 # with probability (1/R)^R, 3.7 % at R = 3 (more than the 2.5 % tail of a 95 % interval, so
 # one run that did not learn made a learnable game "not playable") and 0.4 % at R = 4.
 DEFAULT_RUNS = 4
-DEFAULT_BUDGET_TOKENS = 300_000  # about MIN_STEPS (8) steps of single_text: batch 8 and the
-# 2 check maps of reinforce's keep=best, 10 episodes of about 3 584 tokens a step
+DEFAULT_BUDGET_TOKENS = 360_000  # about MIN_STEPS (8) steps of single_text: batch 8 and the
+# 4 check maps of reinforce's keep=best, 12 episodes of about 3 584 tokens a step
 
 
 @dataclass(frozen=True)
