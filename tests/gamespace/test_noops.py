@@ -75,3 +75,44 @@ def test_the_mutants_of_single_text_that_only_add_a_late_reveal_are_copies() -> 
         elif canonical_key(mutant) != canonical_key(base):
             kept += 1
     assert late >= 1 and kept >= 1  # copies recognised, real changes kept
+
+
+TWO_SEATS = """# Two seats (test game)
+# rounds: 1
+assign(s=story(4))
+reveal(s)
+reveal(alice, s)
+elicit(alice, t, 4)
+reward(alice, nex(t | s))
+elicit(x, 4)
+reward(nex(x))
+"""
+
+
+def test_a_reveal_to_another_seat_is_not_a_repeat() -> None:
+    """A reveal without a player shows to black only (XGL.md section 5): the dedup used to
+    read it as "to every seat" and dropped alice's reveal of the same value, so the
+    canonical form (what game-space measurements play) lost what alice's move is about."""
+    program = without_noops(load_game(TWO_SEATS, filename="g.xgl"))
+    assert [i.name for i in program.instructions].count("reveal") == 2
+    assert key(TWO_SEATS) != key(TWO_SEATS.replace("reveal(alice, s)\n", ""))
+
+
+def test_a_reveal_to_a_seat_that_never_moves_after_it_is_a_copy() -> None:
+    """The mutant last round's note left: `reveal(carol, t)` where carol never moves."""
+    parent = single_text()
+    mutant = parent.replace("elicit(", "reveal(carol, s)\nelicit(", 1)
+    assert mutant != parent and key(mutant) == key(parent)
+    # alice moves after the reveal: what she is shown can change her move
+    assert key(TWO_SEATS.replace("reveal(alice, s)\n", "reveal(alice, s)\nreveal(carol, s)\n")) \
+        == key(TWO_SEATS)
+    moved = TWO_SEATS.replace("reveal(alice, s)\n", "")
+    assert key(moved) != key(TWO_SEATS)
+    # a later ensure can ask alice's move again after a reveal that follows it
+    again = TWO_SEATS.replace("reveal(alice, s)\n", "").replace(
+        "reward(alice", "reveal(alice, s)\nensure(num_words(t) < 3)\nreward(alice")
+    assert key(again) != key(again.replace("reveal(alice, s)\nensure", "ensure"))
+
+
+def test_the_default_player_is_spelled_one_way() -> None:
+    assert key(HIDDEN.replace("reward(nex(t))", "reward(black, nex(t))")) == key(HIDDEN)

@@ -50,13 +50,14 @@ def canonical_form(program: ast.Program) -> str:
 
 
 def _without_default_player(program: ast.Program) -> ast.Program:
-    """`elicit(black, t, 10)` is `elicit(t, 10)`: black is the default player."""
+    """`elicit(black, t, 10)` is `elicit(t, 10)` (and so for reveal and reward): black is
+    the default player."""
     items = []
     for ins in program.instructions:
         args = ins.call.args
         if (
-            ins.name == "elicit" and len(args) > 1 and isinstance(args[0], ast.Name)
-            and args[0].id == DEFAULT_PLAYER
+            ins.name in ("elicit", "reveal", "reward") and len(args) > 1
+            and isinstance(args[0], ast.Name) and args[0].id == DEFAULT_PLAYER
         ):
             ins = replace(ins, call=replace(ins.call, args=args[1:]))
         items.append(ins)

@@ -3,16 +3,18 @@ game's syntax tree (`arena.lang.ast`) so the canonical form (`arena.gamespace.sa
 drops them and a mutant that only adds one is recognised as a copy of its parent.
 
 Three kinds, each conservative (an instruction is dropped only when no run of the program
-can make it matter):
+can make it matter). A reveal shows its values to one seat: the player it names, or `black`
+(XGL.md section 5).
 
 - a self-assignment `assign(x=x)` (the keyword; the instruction when nothing else is left);
-- a reveal repeated: the same reveal (same values; to the same seats, or the earlier one to
-  every seat) ran before it on every path, i.e. earlier in the program with no `beacon`
-  (a jump target) in between and no write (assign or elicit) to a register it shows;
-- in a one-round game (header `rounds: 1`), a reveal after which no `elicit` can run (none
-  later in the program, and no `replay` or `ensure` that could go back to one: a failed
-  ensure asks the move again): no seat moves again, so what it shows reaches no decision
-  and no reward (rewards never read information sets).
+- a reveal repeated: the same values were revealed to the same seat before it on every path,
+  i.e. earlier in the program with no `beacon` (a jump target) in between and no write
+  (assign or elicit) to a register it shows;
+- in a one-round game (header `rounds: 1`), a reveal to a seat that never moves after it:
+  no `elicit` of that seat later in the program, and, where a `replay` or `ensure` later
+  could go back (a failed ensure asks the last move again), no elicit of that seat anywhere.
+  The seat makes no decision with what it was shown, and rewards never read information
+  sets.
 
 Why the syntax tree and not the text: the same instruction may be spelled differently
 (spaces, comments, register names), and the rules need where registers are written.
@@ -24,7 +26,7 @@ from dataclasses import replace
 
 from arena.gamespace.sampling.tree import walk
 from arena.lang import ast
-from arena.lang.names import ALL_REGISTERS
+from arena.lang.names import ALL_REGISTERS, DEFAULT_PLAYER, PLAYERS
 from arena.lang.printer import render_expr
 
 
@@ -49,30 +51,41 @@ def _written(ins: ast.Instruction) -> set[str]:
     return set()
 
 
-def _reveal_parts(ins: ast.Instruction) -> tuple[frozenset[str], tuple[str, ...]]:
-    """(seats named, values shown) of a reveal; no seats named: every seat."""
-    seats: list[str] = []
-    values: list[str] = []
-    for arg in ins.call.args:
-        if isinstance(arg, ast.Name) and arg.id not in ALL_REGISTERS and not values:
-            seats.append(arg.id)
-        else:
-            values.append(render_expr(arg))
-    return frozenset(seats), tuple(values)
+def seat_of(ins: ast.Instruction) -> str:
+    """The player an elicit, reveal or reward names, or the default player."""
+    args = ins.call.args
+    if args and isinstance(args[0], ast.Name) and args[0].id in PLAYERS:
+        return args[0].id
+    return DEFAULT_PLAYER
+
+
+def _reveal_parts(ins: ast.Instruction) -> tuple[str, tuple[str, ...]]:
+    """(seat, values shown) of a reveal."""
+    args = ins.call.args
+    named = bool(args) and isinstance(args[0], ast.Name) and args[0].id in PLAYERS
+    return seat_of(ins), tuple(render_expr(a) for a in args[1 if named else 0 :])
 
 
 def _repeated_reveal(items: list[ast.Instruction], index: int) -> bool:
-    seats, values = _reveal_parts(items[index])
+    parts = _reveal_parts(items[index])
     shown = set().union(*(_registers(a) for a in items[index].call.args))
     for j in range(index - 1, -1, -1):
         earlier = items[j]
         if earlier.name == "beacon" or _written(earlier) & shown:
             return False
-        if earlier.name == "reveal":
-            before_seats, before_values = _reveal_parts(earlier)
-            if before_values == values and (not before_seats or before_seats == seats):
-                return True
+        if earlier.name == "reveal" and _reveal_parts(earlier) == parts:
+            return True
     return False
+
+
+def _seat_never_moves_after(items: list[ast.Instruction], index: int) -> bool:
+    """In a one-round game: the revealed seat has no elicit that can run after the reveal."""
+    seat = seat_of(items[index])
+    moves = [i for i, ins in enumerate(items) if ins.name == "elicit" and seat_of(ins) == seat]
+    if any(i > index for i in moves):
+        return False
+    can_go_back = any(ins.name in ("replay", "ensure") for ins in items[index + 1 :])
+    return not (can_go_back and moves)
 
 
 def _self_assign_dropped(ins: ast.Instruction) -> ast.Instruction | None:
@@ -97,8 +110,7 @@ def without_noops(program: ast.Program) -> ast.Program:
                 continue
             ins = changed
         elif ins.name == "reveal":
-            later = {i.name for i in items[index + 1 :]}
-            if one_round and not later & {"elicit", "replay", "ensure"}:
+            if one_round and _seat_never_moves_after(items, index):
                 continue
             if _repeated_reveal(items, index):
                 continue
@@ -106,4 +118,4 @@ def without_noops(program: ast.Program) -> ast.Program:
     return replace(program, instructions=tuple(kept))
 
 
-__all__ = ["without_noops"]
+__all__ = ["seat_of", "without_noops"]
