@@ -6,6 +6,7 @@ caller passes in serve every run and stay up."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +206,46 @@ async def test_judge_actors_given_to_the_executor_serve_every_run_and_stay_up(
     finally:
         for actor in actors:
             ray.kill(actor)
+
+
+def test_the_provider_limiter_bounds_slots_and_keeps_its_limits_through_a_restart(
+    ray_cluster: Any,
+) -> None:
+    """The cluster-wide provider limits (`ray_limits`): a third match waits for a slot of a
+    provider limited to 2; after the actor is killed and restarted by Ray it still enforces
+    the limits (the constructor runs again with the creator's, and every acquire carries
+    its run's), where it used to come back with no limits at all."""
+    from arena.tournaments.executors.ray_limits import NAME, NAMESPACE, provider_limiter
+
+    ray = ray_cluster
+    for _ in range(200):  # earlier tests' runs created the shared actor with their limits
+        try:
+            ray.kill(ray.get_actor(NAME, namespace=NAMESPACE), no_restart=True)
+        except ValueError:  # gone: its name is free
+            break
+        time.sleep(0.05)
+    limiter = provider_limiter({"litellm": 2})
+    try:
+        ray.get([limiter.acquire.remote(k, ["litellm", "random"]) for k in ("a", "b")])
+        waiting = limiter.acquire.remote("c", ["litellm"])
+        ready, _ = ray.wait([waiting], timeout=1.0)
+        assert ready == [] and ray.get(limiter.held.remote()) == {"litellm": 2}
+        ray.get(limiter.release.remote("a"))
+        ray.get(waiting, timeout=30)
+        assert ray.get(limiter.held.remote()) == {"litellm": 2}
+
+        ray.kill(limiter, no_restart=False)
+        for _ in range(200):  # calls are retried while the actor restarts
+            if ray.get(limiter.held.remote(), timeout=60) == {}:  # the restarted actor
+                break
+            time.sleep(0.05)
+        assert ray.get(limiter.limits.remote()) == {"litellm": 2}  # from the constructor
+        # each acquire carries its run's limits: one of another run counts from now on
+        ray.get(limiter.acquire.remote("d", ["openai"], {"openai": 1}))
+        blocked = limiter.acquire.remote("e", ["openai"], {"openai": 1})
+        ready, _ = ray.wait([blocked], timeout=1.0)
+        assert ready == [] and ray.get(limiter.limits.remote()) == {"litellm": 2, "openai": 1}
+        ray.get(limiter.release.remote("d"))
+        ray.get(blocked, timeout=30)
+    finally:
+        ray.kill(limiter, no_restart=True)

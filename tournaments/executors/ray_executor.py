@@ -118,6 +118,7 @@ class _Runner:
                 dict(ctx.participant_ids),
                 dict(ctx.game_ids),
                 self._judge.info,
+                dict(self._tournament.config.concurrency.providers),
             )
             self._shared = self._ray.put(shared)
             self._on_event = ctx.on_event

@@ -4,6 +4,12 @@ Every match task asks it for a slot of each provider its seats use before playin
 gives them back after. Slots are held per match key, so a task retried after its node died
 takes over its own slots instead of leaking them. Every driver of the cluster shares the
 one actor (its name is fixed), so the limits hold across drivers too.
+
+The limits survive a restart of the actor (its node lost): Ray runs the constructor again
+with the creating driver's limits, and every acquire carries its own run's limits, so the
+first acquire after a restart sets them again. (The slots held at that moment are
+forgotten: the matches holding them release nothing, and until they finish a provider may
+run that many matches over its limit.)
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ NAMESPACE = "xent-arena"
 
 
 class ProviderLimiter:
-    def __init__(self) -> None:
-        self._limits: dict[str, int] = {}
+    def __init__(self, limits: Mapping[str, int] | None = None) -> None:
+        self._limits: dict[str, int] = dict(limits or {})
         self._held: dict[str, set[str]] = {}  # provider -> match keys holding a slot
         self._changed = asyncio.Condition()
 
@@ -29,11 +35,17 @@ class ProviderLimiter:
             self._limits.update(limits)
             self._changed.notify_all()
 
-    async def acquire(self, key: str, providers: Sequence[str]) -> None:
+    async def acquire(
+        self, key: str, providers: Sequence[str], limits: Mapping[str, int] | None = None
+    ) -> None:
         """Wait until every limited provider of `providers` has a free slot, then take them
-        all at once (never some: no deadlock between matches)."""
-        wanted = sorted({p for p in providers if p in self._limits})
+        all at once (never some: no deadlock between matches). `limits`: the caller's run's
+        limits, set first (a restarted actor learns them again)."""
         async with self._changed:
+            if limits:
+                self._limits.update(limits)
+                self._changed.notify_all()
+            wanted = sorted({p for p in providers if p in self._limits})
             await self._changed.wait_for(
                 lambda: all(
                     key in self._held.get(p, set())
@@ -53,6 +65,9 @@ class ProviderLimiter:
     async def held(self) -> dict[str, int]:
         return {p: len(keys) for p, keys in self._held.items()}
 
+    async def limits(self) -> dict[str, int]:
+        return dict(self._limits)
+
 
 def provider_limiter(limits: Mapping[str, int]) -> Any:
     """The cluster's limiter actor (created by the first driver), with `limits` set."""
@@ -71,7 +86,7 @@ def provider_limiter(limits: Mapping[str, int]) -> Any:
             max_task_retries=-1,
             max_concurrency=10_000,
         )
-        .remote()
+        .remote(dict(limits))  # a restart runs the constructor again with these
     )
-    ray.get(actor.configure.remote(dict(limits)))
+    ray.get(actor.configure.remote(dict(limits)))  # the actor may exist already
     return actor

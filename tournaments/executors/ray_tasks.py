@@ -68,6 +68,7 @@ class RunShared:
     participant_ids: Mapping[str, int]
     game_ids: Mapping[str, int]
     judge_info: Any  # JudgeInfo: the actors' own, fetched once by the driver
+    provider_limits: Mapping[str, int]  # sent with every acquire: a restarted limiter relearns
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ async def _play(
     game = load_game(shared.games[plan.game])
     game_map = GameMap(seed=plan.map_seed, stories=dict(spec.stories))
     if limiter is not None:
-        await limiter.acquire.remote(plan.key, list(spec.providers))
+        await limiter.acquire.remote(plan.key, list(spec.providers), dict(shared.provider_limits))
     flusher = asyncio.create_task(sender.run()) if sender is not None else None
     try:
         return await play_plan(plan, game, game_map, spec.map_id, context, reraise=(PlayerError,))
