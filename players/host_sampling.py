@@ -16,6 +16,34 @@ from __future__ import annotations
 from typing import Any
 
 
+def truncated(logits: Any, top_k: int | None, top_p: float | None) -> Any:
+    """`logits` (already over the temperature) with the tokens that top-k and then top-p
+    leave out set to -inf: the distribution the draw samples from. Differentiable in the
+    tokens kept (the learner's log p, `arena.players.reinforce`, is taken under it)."""
+    import torch
+
+    work = logits.detach().float()
+    if top_k is not None and 0 < top_k < work.shape[-1]:
+        kth = torch.topk(work, top_k, dim=-1).values[..., -1:]
+        work = work.masked_fill(work < kth, float("-inf"))
+    if top_p is not None and top_p < 1.0:  # keep the smallest set whose mass reaches top_p
+        ordered, order = torch.sort(work, descending=False, dim=-1)
+        cumulative = ordered.softmax(dim=-1).cumsum(dim=-1)
+        drop = cumulative <= 1 - top_p
+        drop[..., -1:] = False  # the most likely token always stays
+        work = work.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
+    return logits.masked_fill(torch.isneginf(work), float("-inf"))
+
+
+def draw_limits(model: Any) -> tuple[int | None, float | None]:
+    """(top_k, top_p) of `model`'s generation config: what `generate` samples under."""
+    config = getattr(model, "generation_config", None)
+    top_k = getattr(config, "top_k", None)
+    top_p = getattr(config, "top_p", None)
+    return (top_k if top_k and top_k > 0 else None,
+            top_p if top_p is not None and top_p < 1.0 else None)
+
+
 class HostDraw:
     """Logits processor: one host-side draw per step from a generator seeded with `seed`."""
 
@@ -32,18 +60,8 @@ class HostDraw:
 
     def probabilities(self, scores: Any) -> Any:
         """The sampling distribution of each row (float32, on the CPU)."""
-        torch = self._torch
         logits = scores.detach().float().cpu() / self._temperature
-        if self._top_k is not None and self._top_k < logits.shape[-1]:
-            kth = torch.topk(logits, self._top_k, dim=-1).values[..., -1:]
-            logits = logits.masked_fill(logits < kth, float("-inf"))
-        if self._top_p is not None:  # keep the smallest set whose mass reaches top_p
-            ordered, order = torch.sort(logits, descending=False, dim=-1)
-            cumulative = ordered.softmax(dim=-1).cumsum(dim=-1)
-            drop = cumulative <= 1 - self._top_p
-            drop[..., -1:] = False  # the most likely token always stays
-            logits = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
-        return torch.softmax(logits, dim=-1)
+        return self._torch.softmax(truncated(logits, self._top_k, self._top_p), dim=-1)
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
         torch = self._torch
@@ -59,10 +77,5 @@ def draw_seed(torch: Any) -> int:
 
 def host_draw(model: Any, temperature: float, torch: Any) -> HostDraw:
     """The draw for one generation of `model`, with its generation config's top-k / top-p."""
-    config = getattr(model, "generation_config", None)
-    return HostDraw(
-        temperature,
-        draw_seed(torch),
-        top_k=getattr(config, "top_k", None),
-        top_p=getattr(config, "top_p", None),
-    )
+    top_k, top_p = draw_limits(model)
+    return HostDraw(temperature, draw_seed(torch), top_k=top_k, top_p=top_p)

@@ -16,7 +16,9 @@ Loop, until the token budget is spent:
 3. advantage = reward - baseline (the step's mean reward, or the mean of all earlier steps'),
    divided by the step's standard deviation when `normalize`; loss = -sum over elicits of
    advantage * log p(continuation | prompt) / elicits, where log p sums over the sampled
-   tokens under softmax(logits / temperature), the distribution they were sampled from.
+   tokens under the distribution they were sampled from: softmax(logits / temperature)
+   restricted to the model's top-k and top-p (`arena.players.host_sampling.truncated`;
+   over the whole vocabulary, the gradient also pushed on tokens the draw can never pick).
 4. One AdamW step (gradient norm clipped).
 
 With ``keep=best`` (the default) the tuned model is the weights that did best on `check`
@@ -70,6 +72,7 @@ from arena.match_setup import (
     resolve_game_map,
 )
 from arena.players.hf_player import HFSettings, _Loaded, parse_settings, read_model, require_torch
+from arena.players.host_sampling import draw_limits, truncated
 from arena.players.policy_recorder import RecordedMove, RecordingHFPlayer, Segment
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest, FineTuneResult
@@ -400,9 +403,11 @@ def _learn(
 
 
 def _log_probs(torch: Any, model: Any, segments: list[Segment], temperature: float) -> Any:
-    """log p(continuation | prompt) of each segment, summed over its sampled tokens, in one
-    right-padded forward pass (positions of the real tokens are unchanged by the padding)."""
+    """log p(continuation | prompt) of each segment under the draw's distribution, summed
+    over its sampled tokens, in one right-padded forward pass (positions of the real tokens
+    are unchanged by the padding)."""
     device = next(model.parameters()).device
+    top_k, top_p = draw_limits(model)
     length = max(s.prompt.shape[0] + s.continuation.shape[0] for s in segments)
     ids = torch.zeros((len(segments), length), dtype=torch.long)
     mask = torch.zeros_like(ids)
@@ -414,7 +419,7 @@ def _log_probs(torch: Any, model: Any, segments: list[Segment], temperature: flo
     out = []
     for row, segment in enumerate(segments):
         start, count = segment.prompt.shape[0] - 1, segment.continuation.shape[0]
-        scaled = logits[row, start : start + count].float() / temperature
+        scaled = truncated(logits[row, start : start + count].float() / temperature, top_k, top_p)
         picked = segment.continuation.to(device)[:, None]
         out.append(torch.log_softmax(scaled, dim=-1).gather(1, picked).sum())
     return torch.stack(out)

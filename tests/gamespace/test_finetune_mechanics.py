@@ -7,6 +7,7 @@ n-gram judge keep these fast; tests/gamespace/test_finetune_learns.py shows lear
 from __future__ import annotations
 
 import hashlib
+import math
 from pathlib import Path
 
 import pytest
@@ -253,6 +254,41 @@ async def test_the_policy_moves_exactly_as_the_hf_player_and_records_its_tokens(
     segment = policy.moves[0].segments[0]
     assert 0 < segment.continuation.shape[0] <= 6 and segment.tokens > 6
 
+
+
+async def test_the_learner_takes_log_p_under_the_distribution_the_draw_sampled(
+    tiny_model: Path,
+) -> None:
+    """REINFORCE's log p of a recorded move is the log of the probabilities the host-side
+    draw sampled it with: temperature, then the model's top-k (here 3). It used to be the
+    softmax over the whole vocabulary, which pushed on tokens the draw never picks."""
+    import torch
+
+    from arena.players.host_sampling import HostDraw
+    from arena.players.reinforce import _log_probs
+
+    spec = parse_spec(f"hf:{tiny_model}?max_new_tokens=5&temperature=1.5")
+    loaded = _load_trainable(parse_settings(spec), 0)
+    loaded.model.generation_config.top_k = 3
+    policy = RecordingHFPlayer(parse_settings(spec), loaded, name="p", seed=2)
+    await policy.move(make_request("x", "y", seed=2))
+    segment = policy.moves[0].segments[0]
+    draw = HostDraw(1.5, seed=0, top_k=3)
+    with torch.no_grad():
+        both = torch.cat([segment.prompt, segment.continuation])[None]
+        logits = loaded.model(input_ids=both).logits[0]
+        start, count = segment.prompt.shape[0] - 1, segment.continuation.shape[0]
+        steps = logits[start : start + count]
+        expected = sum(
+            math.log(float(draw.probabilities(steps[i : i + 1])[0, int(token)]))
+            for i, token in enumerate(segment.continuation)
+        )
+        whole = float(torch.log_softmax(steps / 1.5, -1).gather(
+            1, segment.continuation[:, None]).sum())
+        got = float(_log_probs(torch, loaded.model, [segment], 1.5)[0])
+    assert count > 0 and math.isfinite(expected)
+    assert got == pytest.approx(expected, abs=1e-4)
+    assert got > whole + 1e-3  # the truncated distribution puts more mass on what it keeps
 
 
 async def test_same_seed_same_weights_and_the_budget_is_kept(
