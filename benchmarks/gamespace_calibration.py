@@ -81,11 +81,12 @@ async def part_steps(args: argparse.Namespace) -> dict[str, float]:
                                    maps=args.maps, seed=0)
         print(f"game {game.name}  player {player}  finetuner {args.finetuner}  "
               f"maps {args.maps}  S_G(M) {statistics.fmean(before):.3f}")
-        print(f"{'steps':>5} {'tokens':>8} {'wall_s':>7} {'mean gain':>10}  per-seed gains")
+        print(f"{'steps':>5} {'tokens':>8} {'wall_s':>7} {'mean gain':>10} {'worse':>5}  "
+              "per-seed gains (worse: runs below the base model)")
         tuner = registry.create_finetuner(args.finetuner)
         for steps in args.steps:
             gains, tokens, started = [], 0, time.perf_counter()
-            for seed in range(args.runs):
+            for seed in range(args.first_seed, args.first_seed + args.runs):
                 result = await tuner.finetune(FineTuneRequest(
                     player, game.view, judge, 10**12, seed, folder / f"s{steps}-{seed}",
                     max_steps=steps,
@@ -95,10 +96,12 @@ async def part_steps(args: argparse.Namespace) -> dict[str, float]:
                 gains.append(statistics.fmean(a - b for a, b in zip(after, before, strict=True)))
                 tokens += result.tokens
             mean = statistics.fmean(gains)
+            worse = sum(g < 0 for g in gains)
             print(f"{steps:>5} {tokens // args.runs:>8} "
-                  f"{(time.perf_counter() - started) / args.runs:>7.1f} {mean:>+10.3f}  "
-                  + " ".join(f"{g:+.2f}" for g in gains), flush=True)
+                  f"{(time.perf_counter() - started) / args.runs:>7.1f} {mean:>+10.3f} "
+                  f"{worse:>5}  " + " ".join(f"{g:+.2f}" for g in gains), flush=True)
             out[f"gain_at_{steps}_steps"] = round(mean, 3)
+            out[f"runs_worse_at_{steps}_steps"] = worse
     out["min_steps"] = MIN_STEPS
     return out
 
@@ -267,7 +270,7 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--maps", type=int, default=8)
     parser.add_argument("--runs", type=int, default=DEFAULT_RUNS)
     parser.add_argument("--budget", type=int, default=tg.BUDGET, help="transfer: tokens")
-    parser.add_argument("--first-seed", type=int, default=0, help="transfer: first seed")
+    parser.add_argument("--first-seed", type=int, default=0, help="transfer, steps: first seed")
     parser.add_argument("--epsilon", type=float, default=None, help="filter: eps")
     parser.add_argument("--filter-maps", type=int, default=None, help="filter: N")
     parser.add_argument("--filter-rounds", type=int, default=None, help="filter: m")
