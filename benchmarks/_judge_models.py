@@ -103,7 +103,9 @@ def sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def bundled_judge(device: str, max_batch_tokens: int, lanes: int | None = None) -> HFJudge:
+def bundled_judge(
+    device: str, max_batch_tokens: int, lanes: int | None = None, dtype: str = "float32"
+) -> HFJudge:
     from arena.judges.hf.bundled_judge import bundled_model_path
 
     return HFJudge.from_pretrained(
@@ -112,6 +114,7 @@ def bundled_judge(device: str, max_batch_tokens: int, lanes: int | None = None) 
         name="bundled",
         max_batch_tokens=max_batch_tokens,
         lanes=lanes,
+        dtype=dtype,
     )
 
 
@@ -130,13 +133,16 @@ def bench_tokenizer() -> Any:
         return train_tokenizer(generate_corpus(3000, seed=5), 3000)
 
 
-def gpt2_small_judge(device: str, max_batch_tokens: int, lanes: int | None = None) -> HFJudge:
+def gpt2_small_judge(
+    device: str, max_batch_tokens: int, lanes: int | None = None, dtype: str = "float32"
+) -> HFJudge:
     """GPT-2 small's shape (12 layers, d 768, vocab 50257: 124M parameters), random init."""
-    lm = make_model("gpt2-small", torch.float32, device)
+    lm = make_model("gpt2-small", getattr(torch, dtype), device)
     info = JudgeInfo(
         name="gpt2-small-random",
         model="GPT-2 small shape, random init (seed 0)",
         revision="seed0",
+        dtype=dtype,
         vocab_size=int(lm.config.vocab_size),
     )
     return HFJudge(
@@ -144,11 +150,15 @@ def gpt2_small_judge(device: str, max_batch_tokens: int, lanes: int | None = Non
     )
 
 
-def make_judge(name: str, device: str, max_batch_tokens: int, lanes: int | None = None) -> HFJudge:
+def make_judge(
+    name: str, device: str, max_batch_tokens: int, lanes: int | None = None,
+    dtype: str = "float32",
+) -> HFJudge:
+    """The benchmark's judge `name` (bundled, gpt2-small or a checkpoint folder) in `dtype`."""
     if name == "bundled":
-        return bundled_judge(device, max_batch_tokens, lanes)
+        return bundled_judge(device, max_batch_tokens, lanes, dtype)
     if name == "gpt2-small":
-        return gpt2_small_judge(device, max_batch_tokens, lanes)
+        return gpt2_small_judge(device, max_batch_tokens, lanes, dtype)
     if Path(name).is_dir():
         return HFJudge.from_pretrained(
             name,
@@ -156,5 +166,6 @@ def make_judge(name: str, device: str, max_batch_tokens: int, lanes: int | None 
             name=Path(name).name,
             max_batch_tokens=max_batch_tokens,
             lanes=lanes,
+            dtype=dtype,
         )
     raise SystemExit(f"Unknown model {name!r}: use bundled, gpt2-small or a checkpoint folder.")
