@@ -47,6 +47,18 @@ def test_broken_pairing_shows() -> None:
         assert value is not None and value.low < 1.0 < value.high
 
 
+def test_a_run_that_kept_the_base_weights_leaves_v_of_a_copy_defined() -> None:
+    """reinforce's keep=best returns M's own weights when a run found nothing better: that
+    run's gain is exactly 0, and the resamples that draw it every time (1 in 4^4) had no
+    ratio, so V of a copy came out undefined although the game was judged playable (seed 73
+    of the calibration benchmark). Those resamples are left out."""
+    before, after = scores(1, runs=DEFAULT_RUNS)
+    after[2] = list(before)  # the run that kept the base weights
+    assert runs_gain(before, after).playable
+    value = runs_transfer_value(before, after, before, after, seed=73).value
+    assert value is not None and (value.value, value.low, value.high) == (1.0, 1.0, 1.0)
+
+
 def test_one_collapsed_run_in_r_runs() -> None:
     """Why a learnable game's verdict needs reliable runs: one run in four that made the
     model worse (as much as the others made it better) leaves the mean gain positive but

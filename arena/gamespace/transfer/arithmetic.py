@@ -265,12 +265,11 @@ def runs_transfer_value(
     reason = _undefined_reason(source, target_playable, " over runs and maps")
     if reason:
         return TransferEstimate(None, before, after, target, reason)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = target_draws / source_draws
-    if not np.all(np.isfinite(ratios)):
-        return TransferEstimate(
-            None, before, after, target, "undefined: some resamples of the source gain are 0"
-        )
+    # A resample that draws only runs which kept M's weights (reinforce's keep=best, when a
+    # run found nothing better) has a source gain of exactly 0 and no ratio: it is left out.
+    # The source is playable, so such resamples are under (1 - level) / 2 of them.
+    defined = source_draws != 0.0
+    ratios = target_draws[defined] / source_draws[defined]
     value = Interval(target_point / source_point, *_percentiles(ratios, level))
     return TransferEstimate(value, before, after, target)
 
