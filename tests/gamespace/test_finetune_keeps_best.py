@@ -27,11 +27,11 @@ COLLAPSING_SEED = 0
 STEPS = 10
 
 
-async def test_keep_best_turns_a_collapsing_run_into_a_gain(
-    tmp_path: Path, torch_device: str
-) -> None:
+async def test_keep_best_turns_a_collapsing_run_into_a_gain(tmp_path: Path) -> None:
+    # On the CPU whatever `--device` says: the collapse is a reproduction measured there
+    # (another device's float arithmetic takes the run elsewhere).
     registry, judge = Registry.load(), NgramJudge()
-    player = tg.player_spec(tg.save_long_context_model(tmp_path / "tiny"), torch_device)
+    player = tg.player_spec(tg.save_long_context_model(tmp_path / "tiny"), "cpu")
     game = tg.games()[0]
     before = statistics.fmean(
         await game_scores(player, game, judge=judge, registry=registry, maps=8, seed=0)
