@@ -109,7 +109,7 @@ SPEC_PARAMS = SpecParams(
         Param("opponent", "str", None, "player spec of the other roles (default: the base player)"),
         Param(
             "keep", "str", "best",
-            "best: the weights whose batch earned the most (early stopping); last: the final",
+            "best: the weights that did best on the check maps (early stopping); last: the final",
             choices=("best", "last"),
         ),
         Param("check", "int", 4, "check maps per comparison (keep=best)", minimum=1),
@@ -215,8 +215,8 @@ class Reinforce:
                 for index in range(s.check)
             ]
             tokens += sum(e.tokens for e in episodes)
-            scores = [statistics.fmean(r) for e in episodes if (r := _rewards([e], []))]
-            best.offer(loaded, statistics.fmean(scores) if scores else -math.inf, steps)
+            score = _check_score(episodes, history)
+            await asyncio.to_thread(best.offer, loaded, score, steps)  # a copy of the weights
 
         await check()
         while (tokens < request.budget_tokens or steps == 0) and (  # a check never stops it
@@ -242,7 +242,7 @@ class Reinforce:
                 curve.append(statistics.fmean(rewards))
                 history.extend(rewards)
                 await check()
-        kept = steps if best is None else best.restore(loaded, steps)
+        kept = steps if best is None else await asyncio.to_thread(best.restore, loaded, steps)
         checks = [] if best is None else best.scores
         await asyncio.to_thread(
             _save, loaded, request, base, s, tokens, steps, curve, kept, checks
@@ -373,6 +373,20 @@ def _rewards(batch: list[_Episode], history: list[float]) -> list[float]:
     fine = [r for r, f in zip(raw, failed, strict=True) if not f]
     floor = min(fine, default=statistics.fmean(history) if history else 0.0) - FAIL_PENALTY
     return [floor if f else r for r, f in zip(raw, failed, strict=True)]
+
+
+def _check_score(episodes: list[_Episode], history: list[float]) -> float:
+    """The mean over check episodes of each one's mean elicit reward, a failed ensure scored
+    as the forfeit floor of all the check's rewards (never better than an answered move);
+    -inf when no episode reached an elicit."""
+    rewards = _rewards(episodes, history)
+    means, start = [], 0
+    for episode in episodes:
+        count = len(episode.rewards)
+        if count:
+            means.append(statistics.fmean(rewards[start : start + count]))
+        start += count
+    return statistics.fmean(means) if means else -math.inf
 
 
 def _learn(

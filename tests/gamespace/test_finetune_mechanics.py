@@ -346,3 +346,18 @@ def test_forfeits_count_as_the_worst_score_of_the_map_minus_one_bit() -> None:
     assert fill_forfeits([1.0, None, 3.0], [2.0, 5.0, None]) == [[1.0, 4.0, 3.0], [2.0, 5.0, 2.0]]
     assert fill_forfeits([None, -2.0], [None, 1.0]) == [[-3.0, -2.0], [-3.0, 1.0]]
     assert fill_forfeits([None]) == [[-1.0]]
+
+
+def test_a_check_episode_that_failed_every_ensure_scores_below_the_answered_ones() -> None:
+    """keep=best's check score: an episode whose every answer failed an ensure gets the
+    forfeit floor of the whole check (the lowest answered reward minus one bit). Scored on
+    its own it got 0 - 1 = -1 bit, better than any real answer at -40, so weights that only
+    broke the rules looked best."""
+    from arena.players.reinforce import FAIL_PENALTY, _check_score, _Episode
+
+    answered = _Episode([], [-40.0, -42.0], [False, False], tokens=10)
+    broken = _Episode([], [0.0], [True], tokens=10)
+    floor = -42.0 - FAIL_PENALTY
+    assert _check_score([answered, broken], []) == pytest.approx((-41.0 + floor) / 2)
+    assert _check_score([answered], []) > _check_score([answered, broken], [])
+    assert _check_score([_Episode([], [], [], tokens=0)], []) == float("-inf")
