@@ -26,8 +26,9 @@ from dataclasses import replace
 
 from arena.gamespace.sampling.tree import walk
 from arena.lang import ast
-from arena.lang.names import ALL_REGISTERS, DEFAULT_PLAYER, PLAYERS
+from arena.lang.names import ALL_REGISTERS
 from arena.lang.printer import render_expr
+from arena.runtime.round import instruction_player
 
 
 def _one_round(program: ast.Program) -> bool:
@@ -51,19 +52,11 @@ def _written(ins: ast.Instruction) -> set[str]:
     return set()
 
 
-def seat_of(ins: ast.Instruction) -> str:
-    """The player an elicit, reveal or reward names, or the default player."""
-    args = ins.call.args
-    if args and isinstance(args[0], ast.Name) and args[0].id in PLAYERS:
-        return args[0].id
-    return DEFAULT_PLAYER
-
-
 def _reveal_parts(ins: ast.Instruction) -> tuple[str, tuple[str, ...]]:
-    """(seat, values shown) of a reveal."""
-    args = ins.call.args
-    named = bool(args) and isinstance(args[0], ast.Name) and args[0].id in PLAYERS
-    return seat_of(ins), tuple(render_expr(a) for a in args[1 if named else 0 :])
+    """(seat, values shown) of a reveal: the seat as the runtime reads it."""
+    seat, args = instruction_player(ins), ins.call.args
+    named = bool(args) and isinstance(args[0], ast.Name) and args[0].id == seat
+    return seat, tuple(render_expr(a) for a in args[1 if named else 0 :])
 
 
 def _repeated_reveal(items: list[ast.Instruction], index: int) -> bool:
@@ -80,8 +73,11 @@ def _repeated_reveal(items: list[ast.Instruction], index: int) -> bool:
 
 def _seat_never_moves_after(items: list[ast.Instruction], index: int) -> bool:
     """In a one-round game: the revealed seat has no elicit that can run after the reveal."""
-    seat = seat_of(items[index])
-    moves = [i for i, ins in enumerate(items) if ins.name == "elicit" and seat_of(ins) == seat]
+    seat = instruction_player(items[index])
+    moves = [
+        i for i, ins in enumerate(items)
+        if ins.name == "elicit" and instruction_player(ins) == seat
+    ]
     if any(i > index for i in moves):
         return False
     can_go_back = any(ins.name in ("replay", "ensure") for ins in items[index + 1 :])
@@ -118,4 +114,4 @@ def without_noops(program: ast.Program) -> ast.Program:
     return replace(program, instructions=tuple(kept))
 
 
-__all__ = ["seat_of", "without_noops"]
+__all__ = ["without_noops"]
