@@ -3,9 +3,13 @@
 Opt-in and separate from the dashboard's pages, which stay read-only (`arena dashboard
 --play` starts this server beside them, on its own port). It binds 127.0.0.1
 unless `--host` says otherwise, and any other host needs `--token` (the page asks for it;
-it reaches the server process through its environment, not its command line). The server
-itself is `arena.dashboard.play`, started as a child process: tournaments may import only
-arena (the architecture test), as for the dashboard.
+it reaches the server process through its environment, not its command line). The
+organiser also chooses the names the server answers to (`--allowed-host`), the players a
+person may pick for the other seats (`--opponent`), who is invited (`--invite`, and every
+`human:web` entrant of a `--tournament`), where people's secrets are kept (`--people`) and
+the caps. The server itself is `arena.dashboard.play`, started as a child process:
+tournaments may import only arena (the architecture test), as for the dashboard; it checks
+those options and says what is wrong in one sentence (exit 2).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import ipaddress
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -75,10 +80,10 @@ def browser_entrants(file: Path) -> list[str]:
 
 def server_command(
     host: str, port: int, db: str | None, judge: str, move_timeout: float,
-    tournaments: list[Path],
+    tournaments: list[Path], options: Sequence[str] = (),
 ) -> list[str]:
     command = [sys.executable, "-m", "arena.dashboard.play", "--host", host, "--port",
-               str(port), "--judge", judge, "--move-timeout", str(move_timeout)]
+               str(port), "--judge", judge, "--move-timeout", str(move_timeout), *options]
     if db:
         command += ["--db", db]
     for path in tournaments:
@@ -86,9 +91,15 @@ def server_command(
     return command
 
 
+def repeated(option: str, values: Sequence[object] | None) -> list[str]:
+    """`--option v` for each value (the child process's own spelling)."""
+    return [part for value in values or () for part in (option, str(value))]
+
+
 def start_play_server(
     host: str, port: int, db: str | None, token: str | None, judge: str = "ngram",
     move_timeout: float = 3600.0, tournaments: list[Path] | None = None,
+    options: Sequence[str] = (),
 ) -> subprocess.Popen[bytes]:
     """Check the options (token off loopback, tournament files, the port) and start the
     play server as a child process; the token goes through its environment."""
@@ -100,7 +111,7 @@ def start_play_server(
     env = dict(os.environ)
     if token:
         env[TOKEN_ENV] = token
-    command = server_command(host, port, db, judge, move_timeout, tournaments or [])
+    command = server_command(host, port, db, judge, move_timeout, tournaments or [], options)
     typer.echo(f"Play page: http://{host}:{port}/  (Ctrl-C stops it)")
     return subprocess.Popen(command, env=env)
 
@@ -130,10 +141,43 @@ def play_server_command(
                  "page; its move_timeout applies); repeatable.",
         ),
     ] = None,
+    opponent: Annotated[
+        list[str] | None,
+        typer.Option("--opponent", help="A player a person may pick for the other seats of "
+                     "a page match; repeatable; replaces the default list (random, search, "
+                     "scripted:* = a script written on the page, hf:bundled)."),
+    ] = None,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option("--allowed-host", help="A name people reach this server by (the "
+                     "address bar's host, e.g. play.example.org), beside the bound address "
+                     "and localhost; repeatable. Requests naming any other host are refused."),
+    ] = None,
+    people: Annotated[
+        Path | None,
+        typer.Option("--people", help="File of people's names and their secrets' digests "
+                     "(default: play-people.json in the user data dir)."),
+    ] = None,
+    invite: Annotated[
+        list[str] | None,
+        typer.Option("--invite", help="Make a new invite link for this person (replacing "
+                     "any earlier one) and print it once; repeatable."),
+    ] = None,
+    max_starts: Annotated[
+        int, typer.Option(min=1, help="Matches one person may start per minute.")
+    ] = 6,
+    max_sockets: Annotated[
+        int, typer.Option(min=1, help="Pages open at once, all together (a quarter of it "
+                          "from one address).")
+    ] = 64,
 ) -> None:
     """Serve the play page: a person plays a seat of any game, or their seats of tournaments
     with human:web entrants. Matches are stored in the database like any other."""
-    child = start_play_server(host, port, db, token, judge, move_timeout, tournament)
+    options = [*repeated("--opponent", opponent), *repeated("--allowed-host", allowed_host),
+               *repeated("--invite", invite), "--max-starts", str(max_starts),
+               "--max-sockets", str(max_sockets), *repeated("--people", [people] if people
+                                                             else [])]
+    child = start_play_server(host, port, db, token, judge, move_timeout, tournament, options)
     try:
         code = child.wait()
     except KeyboardInterrupt:

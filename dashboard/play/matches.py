@@ -4,8 +4,9 @@ A single match from the play page is a one-match eval tournament (`play-<person>
 the person is the participant `human-<person>` (spec `human:web?name=<person>`), every
 other seat an NPC participant; the schedule is cut to the one plan where the person sits in
 the chosen role. So it is stored, keyed and rated by the tournament code, and appears in
-Matches, Replay and the ratings. A pasted game goes in as a scope game does (its text, never
-a file), checked by the same loader with the same resource limits.
+Matches, Replay and the ratings. A game is a registered name or pasted text, never a path
+on the server: a pasted game goes in as a scope game does (its text, never a file), checked
+by the same loader with the same resource limits.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import secrets
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, UnknownNameError
 from arena.lang.limits import ResourceLimits
+from arena.match_setup import LoadedGame, load_entry, load_game_text
 from arena.plugins.registry import Registry
-from arena.specs import parse_spec
+from arena.specs import parse_spec, shorten
 from arena.tournaments.config import TournamentConfig, parse_tournament
 from arena.tournaments.pairings import MatchPlan
 from arena.tournaments.prepare import PreparedTournament, prepare_tournament
@@ -38,6 +40,26 @@ class SeatChoice:
     source: str = ""
     dialect: str | None = None
     rounds: int = 1
+
+
+def registered_game(game: str, registry: Registry) -> str:
+    """`game` if it is a registered game's name; else UnknownNameError listing them. Nothing
+    on the server's disk is looked at, so the answer is the same for any path."""
+    if game not in registry.game_names():
+        raise UnknownNameError(
+            "game", shorten(game, 60), registry.game_names(),
+            "Pick one of the page's games, or paste a game's text (XGL).",
+        )
+    return game
+
+
+def page_game(game: str, source: str, dialect: str | None, registry: Registry,
+              limits: ResourceLimits) -> LoadedGame:
+    """The game the page names: pasted text, else a registered name (never a path)."""
+    if source:
+        return load_game_text(source, f"{PASTED}.xgl", dialect=dialect, limits=limits)
+    entry = registry.game(registered_game(game, registry))
+    return load_entry(entry, dialect=dialect, limits=limits)
 
 
 def human_seats(plan: MatchPlan) -> dict[str, str]:
@@ -62,7 +84,7 @@ def single_match(
     with every problem) for a choice that does not make a match."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     name = f"play-{choice.person}-{stamp}-{secrets.token_hex(2)}"
-    label = PASTED if choice.source else choice.game
+    label = PASTED if choice.source else registered_game(choice.game, registry)
     others = sorted(choice.others.items())
     npcs = {role: _npc_name(i, spec) for i, (role, spec) in enumerate(others)}
     participants: list[dict[str, object]] = [{"name": HUMAN_PREFIX + choice.person,

@@ -1,10 +1,11 @@
 """A real play server (`python -m arena.dashboard.play`, what `arena play-server` starts) on
-loopback, for the play-page browser tests."""
+loopback, for the play-page tests (browser and attacks)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,20 +15,27 @@ from pathlib import Path
 from tests.browser.dashboard_server import ROOT, free_port
 
 START_LIMIT_S = 90.0
+_INVITE = re.compile(r"invite for (\S+), .*?: (http://\S+)")
+
+
+def _log(db: str, port: int) -> Path:
+    return Path(db.removeprefix("sqlite:///")).with_suffix(f".{port}.log")
 
 
 @contextlib.contextmanager
 def serve_play(db: str, extra: Sequence[str] = (), token: str | None = None) -> Iterator[str]:
-    """The play server over `db` (judge ngram) on a free port; yields its base URL."""
+    """The play server over `db` (judge ngram; its people file beside the database) on a
+    free port; yields its base URL."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if token:
         env["XENT_ARENA_PLAY_TOKEN"] = token
-    log = Path(db.removeprefix("sqlite:///")).with_suffix(f".{port}.log")
+    log = _log(db, port)
+    people = Path(db.removeprefix("sqlite:///")).with_name("people.json")
     with log.open("w") as out:
         child = subprocess.Popen(
             [sys.executable, "-m", "arena.dashboard.play", "--port", str(port), "--db", db,
-             "--judge", "ngram", *extra],
+             "--judge", "ngram", "--people", str(people), *extra],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
         )
     try:
@@ -44,6 +52,16 @@ def serve_play(db: str, extra: Sequence[str] = (), token: str | None = None) -> 
         except subprocess.TimeoutExpired:
             child.kill()
             child.wait()
+
+
+def server_output(db: str, base: str) -> str:
+    """What the server at `base` printed so far (its ready line and invite links)."""
+    return _log(db, int(base.rsplit(":", 1)[1])).read_text()
+
+
+def invites(db: str, base: str) -> dict[str, str]:
+    """person -> the invite link the server printed for them at start."""
+    return dict(_INVITE.findall(server_output(db, base)))
 
 
 def db_url(folder: Path) -> str:

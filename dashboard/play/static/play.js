@@ -1,8 +1,34 @@
 // The play page. Every string from the server is shown with textContent: never markup.
 "use strict";
 const $ = (id) => document.getElementById(id);
-let ws = null, person = "", token = "", current = null, best = null, game = null, drafts = {};
+let ws = null, person = "", secret = "", token = "", current = null, best = null, game = null;
+let drafts = {}, opponents = [];
 const sent = new Set();  // answered ids: a queue update racing the answer must not re-ask
+// Each person's secret stays in this browser (localStorage, this server's origin only): a
+// returning person joins under their name without typing it. An invite link carries it
+// after "#", which the browser never sends to any server.
+const KEPT = "xent-arena-play-people", LAST = "xent-arena-play-last";
+
+function kept() {
+  try { return JSON.parse(localStorage.getItem(KEPT) || "{}") || {}; } catch (e) { return {}; }
+}
+function keep(name, value) {
+  try {
+    const all = kept(); all[name] = value;
+    localStorage.setItem(KEPT, JSON.stringify(all)); localStorage.setItem(LAST, name);
+  } catch (e) { /* storage off: the person keeps the link instead */ }
+}
+function inviteLink(name, value) {
+  return location.origin + "/#person=" + encodeURIComponent(name) + "&secret=" + encodeURIComponent(value);
+}
+function readInvite() {
+  const found = new URLSearchParams(location.hash.slice(1));
+  if (found.get("person") && found.get("secret")) {
+    keep(found.get("person"), found.get("secret"));
+    history.replaceState(null, "", location.pathname);  // the secret leaves the address bar
+  }
+  try { return localStorage.getItem(LAST) || found.get("person") || ""; } catch (e) { return found.get("person") || ""; }
+}
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -13,6 +39,7 @@ function el(tag, text, cls) {
 function headers() {
   const h = {"Content-Type": "application/json"};
   if (token) h["X-Play-Token"] = token;
+  if (person && secret) { h["X-Play-Person"] = person; h["X-Play-Secret"] = secret; }
   return h;
 }
 async function post(path, data) {
@@ -26,7 +53,8 @@ async function loadOptions() {
   const data = await reply.json();
   if (!data.games) { status(data.error || "refused"); return false; }
   $("game").replaceChildren(...data.games.map((g) => el("option", g)));
-  $("kinds").textContent = data.players.map((p) => p.name).join(", ");
+  opponents = data.opponents;
+  $("kinds").textContent = opponents.map((p) => p.spec + " (" + p.help + ")").join("; ");
   return true;
 }
 
@@ -51,9 +79,15 @@ function showOthers() {
   const mine = $("role").value;
   const rows = game.roles.filter((r) => r !== mine).map((r) => {
     const label = el("label", r + " is played by ");
-    const input = el("input");
-    input.value = "random"; input.dataset.role = r; input.className = "other";
-    label.appendChild(input);
+    const pick = el("select");
+    pick.dataset.role = r; pick.className = "other";
+    pick.replaceChildren(...opponents.map((p) => el("option", p.spec)));
+    const script = el("input");  // the text of a scripted:* seat, written here
+    script.dataset.role = r; script.className = "other-text"; script.placeholder = "move one|move two";
+    const shown = () => { script.hidden = !opponents[pick.selectedIndex].text; };
+    pick.addEventListener("change", shown);
+    shown();
+    label.append(pick, script);
     return label;
   });
   $("others").replaceChildren(...rows);
@@ -61,8 +95,12 @@ function showOthers() {
 
 async function startMatch() {
   const others = {};
-  for (const input of document.querySelectorAll("input.other")) others[input.dataset.role] = input.value;
-  const data = await post("/api/start", {...gameRequest(), person, role: $("role").value,
+  for (const pick of document.querySelectorAll("select.other")) {
+    const chosen = opponents[pick.selectedIndex];
+    const text = document.querySelector("input.other-text[data-role='" + pick.dataset.role + "']").value;
+    others[pick.dataset.role] = chosen.text ? chosen.spec.slice(0, -1) + text : chosen.spec;
+  }
+  const data = await post("/api/start", {...gameRequest(), role: $("role").value,
     others, rounds: Number($("rounds").value || 1)});
   if (!data.ok) { $("diagnostics").textContent = data.error; return; }
   status("Started: " + data.label);
@@ -70,10 +108,11 @@ async function startMatch() {
 
 function join() {
   person = $("person").value.trim();
+  secret = kept()[person] || "";
   token = $("token").value;
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
   ws = new WebSocket(scheme + location.host + "/ws");
-  ws.onopen = () => ws.send(JSON.stringify({person, token}));
+  ws.onopen = () => ws.send(JSON.stringify({person, secret, token}));
   ws.onmessage = (message) => onFrame(JSON.parse(message.data));
   ws.onclose = () => status("Disconnected.");
 }
@@ -81,6 +120,12 @@ function join() {
 async function onFrame(frame) {
   if (frame.type === "hello") {
     status("Playing as " + frame.person + ".");
+    if (frame.secret) {  // a new name: its secret, said once; this browser keeps it
+      secret = frame.secret;
+      keep(frame.person, frame.secret);
+      $("invite").textContent = inviteLink(frame.person, frame.secret);
+      $("invite-box").hidden = false;
+    }
     if (await loadOptions()) { $("setup").hidden = false; $("queue-box").hidden = false; }
   } else if (frame.type === "error") {
     status(frame.message);
@@ -169,7 +214,7 @@ let counting = 0;
 async function count(box, counter, maxLen) {
   const ticket = ++counting;
   drafts[box.dataset.register] = box.value;
-  const data = await post("/api/count", {person, id: current && current.id, text: box.value});
+  const data = await post("/api/count", {id: current && current.id, text: box.value});
   if (ticket !== counting || !data.ok) return;
   counter.textContent = data.tokens + "/" + maxLen + " tokens" + (data.tokens > maxLen ? " (will be cut)" : "");
   counter.classList.toggle("over", data.tokens > maxLen);
@@ -220,6 +265,7 @@ function showFeedback(frame) {
 }
 
 window.addEventListener("DOMContentLoaded", async () => {
+  $("person").value = readInvite();
   const data = await (await fetch("/api/options")).json().catch(() => ({}));
   if (data.token_needed || data.ok === false) $("token-box").hidden = false;
   $("join-button").addEventListener("click", join);
