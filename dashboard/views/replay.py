@@ -21,6 +21,7 @@ from arena.dashboard.filters import small_int
 from arena.dashboard.seatview import as_received, known_scores, leaks, seat_events, seen_texts
 from arena.dashboard.ui import page_param, plain, set_page_param
 from arena.events import SeatRewardTerm
+from arena.specs import shorten
 
 EVERYTHING = "(everything: referee view)"
 ctx = current()
@@ -118,8 +119,9 @@ match_id = query("match_ref", linked)
 detail = query("match_detail", match_id) if match_id is not None else None
 if detail is None:
     st.error(
-        f"There is no match with key {plain(repr(linked))} in this database. Pick one on the "
-        f"Matches page (recent keys: {', '.join(recent['key'].head(5)) or 'none'})."
+        f"There is no match with key {plain(repr(shorten(linked, 60)))} in this database. "
+        f"Pick one on the Matches page (recent keys: "
+        f"{', '.join(recent['key'].head(5)) or 'none'})."
     )
     st.stop()
 labels = match_labels(recent)

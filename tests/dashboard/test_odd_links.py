@@ -32,6 +32,34 @@ def test_odd_links_render_without_a_traceback(open_app: OpenApp, page: str, odd:
     assert at.title[0].value == PAGES[page]
 
 
+# issue 29, item 10: ?match=<20 digits> overflowed SQLite's integer: a traceback with the
+# server's paths on every page (the app reads ?match= before any page runs).
+HOSTILE_MATCHES = {
+    "20 digits": "9" * 20,
+    "25 digits": "9" * 25,
+    "19 digits": "9" * 19,
+    "5000 digits": "9" * 5_000,
+    "negative": "-1",
+    "arabic digits": "١٢٣",
+    "NUL": "12\x00",
+    "control and RTL": "\u202eab\ncd",
+    "LIKE wildcards": "%_%",
+    "markup": "<b>x</b>",
+}
+
+
+@pytest.mark.parametrize("odd", sorted(HOSTILE_MATCHES))
+@pytest.mark.parametrize("page", [None, "views/replay.py"])
+def test_a_hostile_match_link_says_there_is_no_such_match(
+        open_app: OpenApp, page: str | None, odd: str) -> None:
+    at = open_app(page, {"tournament": "nightly", "match": HOSTILE_MATCHES[odd]})
+    no_exception(at)
+    if page is not None:
+        (error,) = [e.value for e in at.error]
+        assert error.startswith("There is no match with key") and len(error) < 400, error
+        assert "Traceback" not in error and "Error" not in error
+
+
 def test_link_values_are_read_safely() -> None:
     assert small_int("²") is None and small_int("9" * 5_000) is None and small_int("12") == 12
     window = filters_from_params({"since": "2026-03-01", "until": "2025-01-01"}, [])

@@ -61,11 +61,19 @@ class MatchDetail:
     events: list[Event]
 
 
+_MAX_ID_DIGITS = 18  # below 2**63: every database's BIGINT holds it
+
+
 def match_ref(engine: Engine, ref: str) -> int | None:
     """The id of the match a link names: by its short (or full) key, or, for links made
     before keys, by its numeric id; None when it names no match."""
+    ref = ref.strip()
+    if not ref.isprintable():  # a NUL or control character names no match (and PostgreSQL
+        return None  # refuses a NUL in any text it is asked to compare)
     found = match_id_for_ref(engine, ref)
-    if found is None and ref.strip().isdigit():
+    # An id is at most 18 ASCII digits: a longer one (?match=<20 digits>) overflows the
+    # database's integer and names no match; '²' is a digit to `isdigit` but not to `int`.
+    if found is None and ref.isascii() and ref.isdigit() and len(ref) <= _MAX_ID_DIGITS:
         with engine.connect() as conn:
             found = conn.execute(select(col(Match.id)).where(col(Match.id) == int(ref))).scalar()
     return None if found is None else int(found)
