@@ -1,5 +1,7 @@
 """`arena play-server`: loopback by default; another host needs a long token, which never
-goes on the server's command line; bad options are one sentence and exit 2."""
+goes on the server's command line; bad options are one sentence and exit 2; people's
+secrets outlive a restart (a returning person keeps their name) and `--invite` replaces
+one."""
 
 from __future__ import annotations
 
@@ -32,6 +34,32 @@ def test_bad_options_are_one_sentence(args: list[str], says: str) -> None:
     done = arena(*args)
     assert done.returncode == 2
     assert says in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [(["--opponent", "human"], "cannot play the other seats"),
+     (["--opponent", "remote:x?port=0"], "cannot play the other seats"),
+     (["--opponent", "hf:*"], "only scripted may take its argument from the page"),
+     (["--opponent", "nosuch"], "no player kind 'nosuch'"),
+     (["--allowed-host", "evil.example:80"], "is not a host name"),
+     (["--allowed-host", "a b"], "is not a host name"),
+     (["--invite", "a b"], "is not allowed"),
+     (["--people", "/proc/no/people.json"], "--people FILE")],
+)
+def test_bad_play_options_are_one_sentence(tmp_path: Path, args: list[str], says: str) -> None:
+    done = arena("--port", str(free_port()), "--db", f"sqlite:///{tmp_path / 'p.db'}", *args)
+    assert done.returncode == 2, done.stderr
+    assert says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_play_options_reach_the_server() -> None:
+    from arena.tournaments.play_server_cli import repeated
+
+    options = [*repeated("--opponent", ["random", "scripted:*"]), "--max-starts", "3"]
+    command = server_command("127.0.0.1", 8600, None, "ngram", 60.0, [], options)
+    assert command[command.index("--opponent") + 1] == "random"
+    assert "scripted:*" in command and command[command.index("--max-starts") + 1] == "3"
 
 
 def test_the_token_is_not_on_the_server_command_line() -> None:
@@ -110,3 +138,52 @@ def test_arena_run_warns_that_browser_entrants_will_forfeit(tmp_path: Path) -> N
     assert "ada play(s) in the browser" in done.stderr
     assert "arena play-server --tournament" in done.stderr
     assert "done: 1 match(es) stored" in done.stdout  # forfeited on the timeout, stored
+
+
+ALICE = """
+name = "h"
+mode = "eval"
+judge = "ngram"
+[[participants]]
+name = "alice"
+player = "human:web?name=alice"
+[[participants]]
+name = "teller"
+player = "scripted:a tale"
+npc_only = true
+[[games]]
+game = "single_text"
+npc = "teller"
+"""
+
+
+def test_secrets_outlive_a_restart_and_invite_replaces_one(tmp_path: Path) -> None:
+    import asyncio
+
+    import aiohttp
+
+    from tests.browser.play_server import db_url, invites, serve_play, server_output
+
+    async def hello(base: str, person: str, secret: str = "") -> dict[str, str]:
+        async with aiohttp.ClientSession() as session, session.ws_connect(base + "/ws") as ws:
+            await ws.send_json({"person": person, "secret": secret})
+            frame: dict[str, str] = await ws.receive_json(timeout=30)
+            return frame
+
+    tournament = tmp_path / "h.toml"
+    tournament.write_text(ALICE)
+    db = db_url(tmp_path)
+    with serve_play(db, ["--tournament", str(tournament)]) as base:
+        first = invites(db, base)["alice"].split("secret=", 1)[1]
+        dora = asyncio.run(hello(base, "dora"))["secret"]  # a newcomer takes a name
+    with serve_play(db, ["--tournament", str(tournament)]) as base:
+        assert "alice joins with the invite link made earlier" in server_output(db, base)
+        assert "alice" not in invites(db, base)  # not shown again
+        assert asyncio.run(hello(base, "alice", first))["type"] == "hello"
+        assert asyncio.run(hello(base, "dora", dora)) == {"type": "hello", "person": "dora"}
+        assert "taken" in asyncio.run(hello(base, "dora"))["message"]
+    with serve_play(db, ["--invite", "alice"]) as base:
+        second = invites(db, base)["alice"].split("secret=", 1)[1]
+        assert second != first
+        assert "not the secret" in asyncio.run(hello(base, "alice", first))["message"]
+        assert asyncio.run(hello(base, "alice", second))["type"] == "hello"
