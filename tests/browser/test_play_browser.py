@@ -52,15 +52,20 @@ def browser() -> Iterator[Any]:
 class Seat:
     """One person's tab: the page, its errors and every websocket frame it received."""
 
-    def __init__(self, browser: Any, base: str, person: str) -> None:
-        self.context = browser.new_context()
+    def __init__(self, browser: Any, base: str, person: str, invite: str | None = None,
+                 context: Any = None) -> None:
+        """Open the page (or `invite`, a link with the person's secret) and join as
+        `person`; a newcomer takes the name and this browser keeps its secret."""
+        self.context = context or browser.new_context()
         self.page = self.context.new_page()
         self.frames: list[str] = []
         self.errors: list[str] = []
         self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.goto(base + "/")
-        self.page.fill("#person", person)
+        self.page.goto(invite or base + "/")
+        if invite is None:
+            self.page.fill("#person", person)
+        assert self.page.input_value("#person") == person
         self.page.click("#join-button")
         self.page.wait_for_selector("#setup:not([hidden])", timeout=WAIT_MS)
 
@@ -78,8 +83,13 @@ class Seat:
     def start(self, role: str, others: dict[str, str]) -> None:
         self.page.wait_for_selector("#start-button:not([disabled])", timeout=WAIT_MS)
         self.page.select_option("#role", role)
-        for other, spec in others.items():
-            self.page.fill(f"input.other[data-role='{other}']", spec)
+        for other, spec in others.items():  # from the server's list; a script is written
+            if spec.startswith("scripted:"):
+                self.page.select_option(f"select.other[data-role='{other}']", "scripted:*")
+                self.page.fill(f"input.other-text[data-role='{other}']",
+                               spec.removeprefix("scripted:"))
+            else:
+                self.page.select_option(f"select.other[data-role='{other}']", spec)
         self.page.click("#start-button")
 
     def play(self, move: str) -> None:
@@ -175,6 +185,9 @@ def test_bob_against_an_npc_sees_no_word_of_the_story(
         baseline = seat.everything()
         seat.choose("describe_to_partner")
         seat.start("bob", {"alice": f"scripted:{alice}"})
+        # the other seat is picked from the organiser's list, nothing typed in as a spec
+        assert seat.page.locator("select.other[data-role='alice'] option").all_inner_texts(
+        ) == ["random", "search", "scripted:*", "hf:bundled"]
         seat.page.wait_for_selector("#turn:not([hidden])", timeout=WAIT_MS)
         assert alice in seat.page.inner_text("#seen")  # what alice told bob
         move = "rivers flowing somewhere"
@@ -253,6 +266,47 @@ def test_a_pasted_game_that_exhausts_memory_stops_with_the_limit_shown(
         seat.close()
 
 
+def test_a_returning_person_keeps_their_name_and_an_impostor_gets_nothing(
+        browser: Any, server: str) -> None:
+    """The browser keeps the secret it was given: a reload joins under the same name with
+    no typing; another browser asking for the name is refused, and shown no move."""
+    seat = Seat(browser, server, "fay")
+    try:
+        link = seat.page.inner_text("#invite")
+        assert link.startswith(server + "/#person=fay&secret=")
+        assert not seat.page.is_hidden("#invite-box")
+        seat.page.reload()  # a returning person: the name is filled in and theirs
+        assert seat.page.input_value("#person") == "fay"
+        seat.page.click("#join-button")
+        seat.page.wait_for_selector("#setup:not([hidden])", timeout=WAIT_MS)
+        assert seat.page.is_hidden("#invite-box")  # the secret is not shown again
+        seat.choose("single_text")
+        seat.start("black", {})
+        seat.page.wait_for_selector("#turn:not([hidden])", timeout=WAIT_MS)
+        impostor = browser.new_context()
+        try:
+            page = impostor.new_page()
+            page.goto(server + "/")
+            page.fill("#person", "fay")
+            page.click("#join-button")
+            playwright_api.expect(page.locator("#status")).to_contain_text(
+                "is taken", timeout=WAIT_MS)
+            assert page.is_hidden("#setup") and page.is_hidden("#turn")
+        finally:
+            impostor.close()
+        assert not seat.page.is_hidden("#turn")  # fay keeps her seat
+        seat.play("quiet zebra words")
+        seat.finished()
+    finally:
+        seat.close()
+    again = Seat(browser, server, "fay", invite=link)  # the link in a fresh browser
+    try:
+        assert "#" not in again.page.url  # the secret left the address bar
+        assert again.page.is_hidden("#invite-box")
+    finally:
+        again.close()
+
+
 def test_requests_from_another_site_are_refused(server: str) -> None:
     import urllib.error
     import urllib.request
@@ -280,14 +334,33 @@ def test_a_token_server_refuses_requests_without_it(tmp_path: Path) -> None:
         assert "single_text" in options["games"] and options["token_needed"]
 
 
+def claim(base: str, person: str) -> str:
+    """`person` takes a free name over the socket, as the page does; their secret."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    import aiohttp
+
+    async def go() -> str:
+        async with aiohttp.ClientSession() as session, session.ws_connect(base + "/ws") as ws:
+            await ws.send_json({"person": person})
+            hello = await ws.receive_json(timeout=30)
+            return str(hello["secret"])
+
+    with ThreadPoolExecutor(1) as thread:  # Playwright's own loop runs in this thread
+        return thread.submit(asyncio.run, go()).result()
+
+
 def test_a_malformed_start_is_one_sentence(server: str) -> None:
     import urllib.error
     import urllib.request
 
-    body = json.dumps({"game": "single_text", "person": "ada", "role": "black",
+    secret = claim(server, "mal")
+    body = json.dumps({"game": "single_text", "role": "black",
                        "others": {}, "rounds": "many"}).encode()
     request = urllib.request.Request(server + "/api/start", data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": "application/json",
+                                              "X-Play-Person": "mal", "X-Play-Secret": secret})
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 400

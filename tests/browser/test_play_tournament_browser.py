@@ -1,6 +1,7 @@
 """Tournaments with `human:web` entrants, run by the play server: the person's match waits in
 their queue on the page while the others play; the tournament finishes once the browser has
-played it; a person who never answers forfeits on the file's move timeout, cleanly."""
+played it (joining from the invite link the server printed for her); a person who never
+answers forfeits on the file's move timeout, cleanly."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from arena.storage import Store
 from arena.storage.queries import stored_matches
 from tests.browser.dashboard_server import CHROMIUM_ARGS, chromium_path
-from tests.browser.play_server import db_url, serve_play
+from tests.browser.play_server import db_url, invites, serve_play
 from tests.browser.test_play_browser import WAIT_MS, Seat
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -87,7 +88,9 @@ def test_a_human_entrant_plays_from_the_queue_and_a_silent_one_forfeits(
         # the random entrant's match of ada's tournament did not wait for ada
         others = wait_for_matches(db, "humans-play", 1)
         assert [m.seats[0].participant for m in others] == ["rnd"]
-        seat = Seat(browser, base, "ada")
+        links = invites(db, base)  # each entrant's own link, printed once at start
+        assert set(links) == {"ada", "bea"}
+        seat = Seat(browser, base, "ada", invite=links["ada"])
         try:
             playwright_api.expect(seat.page.locator("#queue li")).to_contain_text(
                 "single_text as black", timeout=WAIT_MS)
