@@ -110,7 +110,7 @@ def single_match(
     if not mine:
         roles = sorted({p.main_role or "" for p in prepared.plans})
         raise ConfigError(
-            f"Role '{choice.role}' does not play in this game. Pick one of: "
+            f"Role {shorten(choice.role, 40)!r} does not play in this game. Pick one of: "
             f"{', '.join(roles) or '(none)'}."
         )
     return replace(prepared, plans=(mine[0],))

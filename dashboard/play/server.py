@@ -279,7 +279,9 @@ def _host_guard(hosts: HostRule) -> Any:
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         host = request.headers.get("Host")
-        if not hosts.allows(host):
+        target = request.message.url  # absolute in `GET http://name/...`: that name too
+        if not hosts.allows(host) or (target.is_absolute() and not hosts.allows(
+                target.raw_authority)):
             return _refused(hosts.refusal(host), 403)
         if not HostRule.same_origin(request.headers.get("Origin"), request.scheme, host):
             return _refused("A request from another site (its Origin is not this page's). "
@@ -329,7 +331,7 @@ def build_app(server: PlayServer) -> web.Application:
     async def body(request: web.Request) -> dict[str, Any]:
         try:
             data = await request.json()
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arrays nested 100 000 deep
             raise ArenaError("Send a JSON object.") from None
         if not isinstance(data, dict):
             raise ArenaError("Send a JSON object.")
@@ -460,7 +462,7 @@ async def _socket(server: PlayServer, request: web.Request) -> web.StreamRespons
         with contextlib.suppress(ConnectionError):
             await ws.send_json({"type": "error", "message": "Say who you are within "
                                 f"{caps.hello_s:g} seconds: reload the page."})
-    except (TypeError, ValueError, AttributeError):
+    except (TypeError, ValueError, AttributeError, RecursionError):
         with contextlib.suppress(ConnectionError):
             await ws.send_json({"type": "error", "message": "Send JSON frames."})
     finally:
@@ -485,7 +487,7 @@ async def _on_move(server: PlayServer, ws: web.WebSocketResponse, person: str, t
             raise ValueError
         assert server.desk is not None
         server.desk.answer(person, str(data.get("id")), moves)
-    except ValueError:
+    except (ValueError, RecursionError):
         await ws.send_json({"type": "error", "message": "Send {type: move, id, moves}."})
     except ArenaError as error:
         await ws.send_json({"type": "error", "message": str(error)})

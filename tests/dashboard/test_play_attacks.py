@@ -187,6 +187,18 @@ def test_the_websocket_refuses_a_rebound_host_before_its_first_frame(server: str
     assert asyncio.run(go()) == 403
 
 
+def test_an_absolute_request_target_naming_another_host_is_refused(server: str) -> None:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=30) as conn:
+        conn.sendall(f"GET http://attacker.example/api/options HTTP/1.1\r\nHost: "
+                     f"{local(server)}\r\nConnection: close\r\n\r\n".encode())
+        reply = b""
+        while chunk := conn.recv(65536):
+            reply += chunk
+    assert reply.startswith(b"HTTP/1.1 403") and b"games" not in reply
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "LOCALHOST"])
 def test_the_page_answers_to_its_own_names(server: str, host: str) -> None:
     status, reply = raw(server, "GET", "/api/options", f"{host}:{port_of(server)}")
@@ -440,3 +452,59 @@ def test_a_socket_that_never_says_who_it_is_is_closed(server: str) -> None:
 
     frame = asyncio.run(go())
     assert frame["type"] == "error" and "Say who you are within" in frame["message"]
+
+
+# ------------------------------------------------------------------- hostile bodies, frames
+
+def test_deeply_nested_json_is_one_sentence_over_http_and_the_socket(server: str) -> None:
+    secret = newcomer(server, "pat")  # (each new name spends this address's quota)
+    conn = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=30)
+    try:
+        conn.request("POST", "/api/check", body="[" * 100_000, headers={
+            "Content-Type": "application/json", **person_headers("pat", secret)})
+        reply = conn.getresponse()
+        assert reply.status == 400 and "Send a JSON object" in reply.read().decode()
+    finally:
+        conn.close()
+
+    async def go() -> list[str]:
+        said = []
+        async with aiohttp.ClientSession() as session:
+            ws = await session.ws_connect(server + "/ws")  # as the first frame
+            await ws.send_str("[" * 100_000)
+            said.append((await ws.receive_json(timeout=10))["message"])
+            await ws.close()
+            ws, _ = await join(server, session, "pat", secret)  # as a move
+            await ws.send_str("[" * 100_000)
+            while (frame := await ws.receive_json(timeout=10))["type"] != "error":
+                pass
+            said.append(frame["message"])
+            assert not ws.closed  # the person plays on
+            await ws.close()
+        return said
+
+    assert asyncio.run(go()) == ["Send JSON frames.", "Send {type: move, id, moves}."]
+
+
+def test_a_huge_role_is_not_echoed_whole(server: str) -> None:
+    secret = newcomer(server, "pat")
+    status, reply = raw(server, "POST", "/api/start", local(server),
+                        person_headers("pat", secret),
+                        {"game": "single_text", "role": "x" * 100_000, "others": {}})
+    assert status == 400 and "does not play in this game" in reply["error"]
+    assert len(reply["error"]) < 300
+
+
+def test_new_names_from_one_address_are_capped(server: str) -> None:
+    """Last in the file: it spends this address's new names for the minute."""
+    async def go() -> dict[str, Any]:
+        async with aiohttp.ClientSession() as session:
+            for number in range(11):
+                ws, frame = await join(server, session, f"flood{number}")
+                await ws.close()
+                if frame["type"] == "error":
+                    return frame
+        raise AssertionError("11 new names in a minute were all taken")
+
+    frame = asyncio.run(go())
+    assert "new names were taken from your address in the last minute" in frame["message"]
