@@ -2,7 +2,8 @@
 
 A `human:web` player (`arena.players.web_human`) queues each request here under the
 person's name; the play server (`arena.dashboard.play`) shows a person their queue and
-answers. It lives in the core so both wings reach it without importing each other.
+answers, for a connection holding that person's secret only (the desk trusts its caller
+with the name). It lives in the core so both wings reach it without importing each other.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 The player puts each `MoveRequest` (the seat's information set, nothing more) on the
 process's `HumanDesk` under the person's name and waits for the browser to answer it. The
-play server (`arena.dashboard.play`) shows a person the moves waiting for them and sends
-the answer back with `HumanDesk.answer`. A move nobody answers is bounded by the runtime's
+play server (`arena.dashboard.play`) shows a person the moves waiting for them, only on a
+connection that proved it is that person with their own secret (a name alone gets nothing,
+`arena.dashboard.play.people`), and sends the answer back with `HumanDesk.answer`. A move nobody answers is bounded by the runtime's
 move timeout (a tournament's `move_timeout`): the wait is cancelled, the request leaves the
 queue, and the seat fails that attempt and then forfeits like any player that times out.
 
