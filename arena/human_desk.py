@@ -17,6 +17,20 @@ from dataclasses import dataclass, field
 from arena.errors import PlayerError
 from arena.protocols.judge import Judge
 from arena.protocols.player import MoveRequest
+from arena.specs import NAME_RE
+
+MAX_NAME_CHARS = 32
+
+
+def person_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a person's name (on the page, in `human:web?name=`), or None."""
+    if not name:
+        return "Enter a name, e.g. ada."
+    if len(name) > MAX_NAME_CHARS or not NAME_RE.fullmatch(name):
+        shown = name[:MAX_NAME_CHARS] + ("…" if len(name) > MAX_NAME_CHARS else "")
+        return (f"The name {shown!r} is not allowed: use up to {MAX_NAME_CHARS} letters, "
+                "digits, '_', '-' and '.', e.g. ada.")
+    return None
 
 
 @dataclass(eq=False)

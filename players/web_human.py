@@ -4,9 +4,10 @@ The player puts each `MoveRequest` (the seat's information set, nothing more) on
 process's `HumanDesk` under the person's name and waits for the browser to answer it. The
 play server (`arena.dashboard.play`) shows a person the moves waiting for them, only on a
 connection that proved it is that person with their own secret (a name alone gets nothing,
-`arena.dashboard.play.people`), and sends the answer back with `HumanDesk.answer`. A move nobody answers is bounded by the runtime's
-move timeout (a tournament's `move_timeout`): the wait is cancelled, the request leaves the
-queue, and the seat fails that attempt and then forfeits like any player that times out.
+`arena.dashboard.play.people`), and sends the answer back with `HumanDesk.answer`. A move
+nobody answers is bounded by the runtime's move timeout (a tournament's `move_timeout`): the
+wait is cancelled, the request leaves the queue, and the seat fails that attempt and then
+forfeits like any player that times out.
 
 The desk (`arena.human_desk`) is per event loop, like the remote agents' server: every seat
 of a tournament the play server runs shares it, so a person sees one queue across all their
@@ -18,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from arena.errors import ConfigError
-from arena.human_desk import get_desk
+from arena.human_desk import MAX_NAME_CHARS, get_desk, person_name_problem
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import MoveRequest, Player
 from arena.spec_params import Param
-from arena.specs import NAME_RE, Spec
+from arena.specs import Spec, shorten
 
 WEB = "web"
 PARAMS = (
@@ -49,11 +50,11 @@ class WebHumanPlayer:
 
 def create_web_human_player(spec: Spec, judge: Judge | None = None) -> WebHumanPlayer:
     person = spec.params.get("name", "").strip()
-    if not person or not NAME_RE.fullmatch(person):
+    if person_name_problem(person):
         raise ConfigError(
-            f"Player spec '{spec.raw}' needs the person's name, e.g. 'human:web?name=ada' "
-            "(letters, digits, '_', '-', '.'); the person plays under that name on the play "
-            "page (`arena play-server`)."
+            f"Player spec '{shorten(spec.raw)}' needs the person's name, e.g. "
+            f"'human:web?name=ada' (up to {MAX_NAME_CHARS} letters, digits, '_', '-', '.'); "
+            "the person plays under that name on the play page (`arena play-server`)."
         )
     return WebHumanPlayer(person, spec.raw, judge)
 

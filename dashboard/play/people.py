@@ -25,9 +25,8 @@ from filelock import FileLock
 from pydantic import BaseModel, Field, ValidationError
 
 from arena.errors import ConfigError
-from arena.specs import NAME_RE
+from arena.human_desk import person_name_problem as person_name_problem  # its home
 
-MAX_NAME_CHARS = 32
 MAX_SECRET_CHARS = 128  # made ones have 32; longer input is not worth hashing
 MAX_PEOPLE = 10_000
 MAX_FILE_BYTES = MAX_PEOPLE * 160
@@ -43,17 +42,6 @@ class _PeopleFile(BaseModel):
 
 def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "replace")).hexdigest()
-
-
-def person_name_problem(name: str) -> str | None:
-    """Why `name` cannot be a person's name on the page, or None."""
-    if not name:
-        return "Enter a name, e.g. ada."
-    if len(name) > MAX_NAME_CHARS or not NAME_RE.fullmatch(name):
-        shown = name[:MAX_NAME_CHARS] + ("…" if len(name) > MAX_NAME_CHARS else "")
-        return (f"The name {shown!r} is not allowed: use up to {MAX_NAME_CHARS} letters, "
-                "digits, '_', '-' and '.', e.g. ada.")
-    return None
 
 
 def default_people_file() -> Path:

@@ -60,6 +60,7 @@ def test_a_timeout_takes_the_move_off_the_queue() -> None:
 @pytest.mark.parametrize(
     ("spec", "says"),
     [("human:web", "needs the person's name"), ("human:web?name=a b", "needs the person's name"),
+     ("human:web?name=" + "a" * 33, "up to 32 letters"),  # a name the page could not take
      ("human:tty", "takes no ':' argument but 'web'"), ("human?name=ada", "goes with the browser")],
 )
 def test_bad_specs_say_what_to_write(spec: str, says: str) -> None:
