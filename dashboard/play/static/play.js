@@ -2,7 +2,7 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 let ws = null, person = "", secret = "", token = "", current = null, best = null, game = null;
-let drafts = {}, opponents = [];
+let drafts = {}, opponents = [], refusal = "";
 const sent = new Set();  // answered ids: a queue update racing the answer must not re-ask
 // Each person's secret stays in this browser (localStorage, this server's origin only): a
 // returning person joins under their name without typing it. An invite link carries it
@@ -114,11 +114,13 @@ function join() {
   ws = new WebSocket(scheme + location.host + "/ws");
   ws.onopen = () => ws.send(JSON.stringify({person, secret, token}));
   ws.onmessage = (message) => onFrame(JSON.parse(message.data));
-  ws.onclose = () => status("Disconnected.");
+  // A refusal comes as an error frame just before the close: keep it on screen.
+  ws.onclose = () => status(refusal ? refusal + " (Disconnected.)" : "Disconnected.");
 }
 
 async function onFrame(frame) {
   if (frame.type === "hello") {
+    refusal = "";
     status("Playing as " + frame.person + ".");
     if (frame.secret) {  // a new name: its secret, said once; this browser keeps it
       secret = frame.secret;
@@ -128,6 +130,7 @@ async function onFrame(frame) {
     }
     if (await loadOptions()) { $("setup").hidden = false; $("queue-box").hidden = false; }
   } else if (frame.type === "error") {
+    refusal = frame.message;
     status(frame.message);
   } else if (frame.type === "queue") {
     $("queue").replaceChildren(...frame.moves.map((m) =>
