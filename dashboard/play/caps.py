@@ -19,6 +19,7 @@ class Caps:
 
     starts_per_minute: int = 6  # matches one person may start in any minute
     running_per_person: int = 3  # page matches of one person unfinished at once
+    running: int = 100  # page matches unfinished at once, everyone's together
     names_per_minute: int = 10  # new names joined from one address in any minute
     sockets: int = 64  # open sockets, all together
     sockets_per_address: int = 16  # open sockets from one address (a quarter of all)

@@ -164,7 +164,11 @@ class PlayServer:
     def check_start(self, person: str) -> None:
         """The caps on matches a person starts: at once, and per minute."""
         caps = self.settings.caps
-        running = sum(1 for m in self.matches if m.owner == person and not m.done)
+        playing = [m.owner for m in self.matches if m.owner is not None and not m.done]
+        if len(playing) >= caps.running:
+            raise Refused(f"The server has {len(playing)} page matches in play, its most; "
+                          "start yours when one ends.", 429)
+        running = playing.count(person)
         if running >= caps.running_per_person:
             raise Refused(f"You have {running} matches in play already (at most "
                           f"{caps.running_per_person} at once): finish one, then start the "

@@ -160,6 +160,10 @@ def test_a_person_has_at_most_so_many_matches_in_play(
             server.check_start("bea")  # hers is done
             server.matches[0].done = True
             server.check_start("ada")
+            server.settings.caps = Caps(running=2)  # everyone's together
+            server.matches.append(_Match(4, "d", {}, "cyd"))
+            with pytest.raises(Refused, match="2 page matches in play, its most"):
+                server.check_start("dan")
         finally:
             await judge.aclose()
             store.close()
