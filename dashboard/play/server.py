@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import itertools
 import json
 import logging
 import sys
@@ -114,7 +115,8 @@ class PlayServer:
         self.opponents = settings.opponents or Opponents.from_specs(DEFAULT_OPPONENTS, registry)
         self.desk: HumanDesk | None = None
         self.sockets: dict[str, web.WebSocketResponse] = {}
-        self.matches: list[_Match] = []
+        self.matches: list[_Match] = []  # in play
+        self.numbers = itertools.count(1)
         self.tasks: set[asyncio.Task[None]] = set()
         caps = settings.caps
         self.starts = Window(caps.starts_per_minute)
@@ -209,7 +211,7 @@ class PlayServer:
         """Play `prepared` in the background; `owner` (the person who started a single
         match) hears how it ended, errors included."""
         seats = {p.key: human_seats(p) for p in prepared.plans}
-        match = _Match(len(self.matches) + 1, label, seats, owner)
+        match = _Match(next(self.numbers), label, seats, owner)
         self.matches.append(match)
         people = {person for roles in seats.values() for person in roles.values()}
 
@@ -232,6 +234,7 @@ class PlayServer:
                 frame["error"] = f"{type(error).__name__}: {error}" if owner else ""
             finally:
                 match.done = True
+                self.matches.remove(match)  # a long-lived server keeps only those in play
                 if own:
                     await judge.aclose()
             for person in people:  # each hears their own best only
