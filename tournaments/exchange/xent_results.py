@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.specs import NAME_RE
 from arena.storage.imports import ImportedMatch, ImportedSeat
+from arena.tournaments.exchange.names import MAX_LABEL_CHARS, MAX_NAME_CHARS, name_problem
 
 __all__ = ["is_xent_results", "read_xent_results"]
 
@@ -79,8 +79,13 @@ def _match(index: int, obj: object) -> ImportedMatch:
     seed = _field(obj, "game_map", "map_seed", where)
     participant = _field(obj, "player", "id", where)
     role = _field(obj, "player", "name", where)
-    if not NAME_RE.fullmatch(role):
-        raise ValueError(f"{where}.player.name {role!r} may only use letters, digits, _ . -")
+    for value, what, limit in (
+        (game, "game_map.name", MAX_NAME_CHARS), (seed, "game_map.map_seed", MAX_LABEL_CHARS),
+        (participant, "player.id", MAX_NAME_CHARS), (role, "player.name", MAX_NAME_CHARS),
+    ):
+        problem = name_problem(value, f"{where}.{what}", limit)
+        if problem is not None:
+            raise ValueError(problem)
     seat = ImportedSeat(role, participant, _score(obj, where))
     return ImportedMatch(f"#{index:08d}", game, seed, "eval", (seat,))
 
