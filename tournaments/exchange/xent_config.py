@@ -176,7 +176,8 @@ def _label(value: object, where: str) -> str:
 def _count(value: object, where: str, maximum: int) -> int:
     """A whole number from 1 to `maximum` (JSON's 20; not "20", 20.0, "1e12" or true)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
-        raise _bad(f"{where} is {_show(value)}; it must be a whole number from 1 to {maximum}")
+        shown = shorten(repr(value), 60)
+        raise _bad(f"{where} is {shown}; it must be a whole number from 1 to {maximum}")
     return value
 
 
