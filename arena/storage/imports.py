@@ -30,7 +30,14 @@ from arena.storage import tables as t
 from arena.storage.engine import StorageError, write_engine
 from arena.storage.match_rows import MATCHES, SEATS
 from arena.storage.records import MATCH_DONE
-from arena.storage.rows import IMPORTED_MODE, find_or_insert, new_id, row_id
+from arena.storage.rows import (
+    IMPORTED_MODE,
+    bulk_insert,
+    driver_value,
+    find_or_insert,
+    new_id,
+    row_id,
+)
 from arena.storage.tables import GameMap, Tournament
 
 IMPORT_DIALECT = "import"
@@ -267,33 +274,39 @@ def _insert_batch(
             index[(m.game, m.map_label)] = per_game.get(m.game, 0)
             per_game[m.game] = per_game.get(m.game, 0) + 1
     keys = [match_key(batch.tournament, batch.sha256, m.ident) for m in batch.matches]
-    conn.execute(MATCHES.insert(), [
-        {
-            "key": key, "tournament_id": tournament_id, "run_id": run_id,
-            "game_id": games[m.game], "map_id": maps[(m.game, m.map_label)],
-            "judge_id": judge_id, "map_index": index[(m.game, m.map_label)], "play_seed": 0,
-            "mode": m.mode, "main_role": m.seats[0].role if m.mode == "eval" else None,
-            "rounds": 1, "dialect": IMPORT_DIALECT, "status": MATCH_DONE, "error": None,
-            "event_count": 0, "started_at": now, "finished_at": now, "duration_s": 0.0,
-            "executor": "local", "judge_backend": "in-process",  # as FinishedMatch has them
-        }
+    moment = driver_value(conn, MATCHES, "started_at", now)
+    done, dialect, local, in_process = MATCH_DONE, IMPORT_DIALECT, "local", "in-process"
+    bulk_insert(conn, MATCHES, _MATCH_COLUMNS, (
+        (key, tournament_id, run_id, games[m.game], maps[(m.game, m.map_label)], judge_id,
+         index[(m.game, m.map_label)], 0, m.mode,
+         m.seats[0].role if m.mode == "eval" else None, 1, dialect, done, None, 0, moment,
+         moment, 0.0, local, in_process)  # executor and judge as FinishedMatch has them
         for key, m in zip(keys, batch.matches, strict=True)
-    ])
+    ))
     ids = {
         str(key): row_id(ident)
         for key, ident in conn.execute(
             select(MATCHES.c.key, MATCHES.c.id).where(MATCHES.c.run_id == run_id)
         )
     }
-    conn.execute(SEATS.insert(), [
-        {
-            "match_id": ids[key], "role": s.role, "participant_id": people[s.participant],
-            "main": True, "best": s.score, "forfeit": s.forfeit,
-            "round_scores_json": json.dumps([s.score]),
-        }
+    main = driver_value(conn, SEATS, "main", True)
+    forfeit = {flag: driver_value(conn, SEATS, "forfeit", flag) for flag in (False, True)}
+    bulk_insert(conn, SEATS, _SEAT_COLUMNS, (
+        (ids[key], s.role, people[s.participant], main, s.score, forfeit[s.forfeit],
+         json.dumps([s.score]))
         for key, m in zip(keys, batch.matches, strict=True)
         for s in m.seats
-    ])
+    ))
+
+
+_MATCH_COLUMNS = (
+    "key", "tournament_id", "run_id", "game_id", "map_id", "judge_id", "map_index",
+    "play_seed", "mode", "main_role", "rounds", "dialect", "status", "error", "event_count",
+    "started_at", "finished_at", "duration_s", "executor", "judge_backend",
+)
+_SEAT_COLUMNS = (
+    "match_id", "role", "participant_id", "main", "best", "forfeit", "round_scores_json",
+)
 
 
 def _map_ids(
