@@ -94,3 +94,15 @@ def run_stoppable(main: Coroutine[Any, Any, T]) -> T:
                 if stop.signals and task.uncancel() == 0:
                     raise KeyboardInterrupt from None
                 raise
+
+
+def raise_if_cancelled() -> None:
+    """In long synchronous work inside a running task (reading a large file in the event
+    loop), stop at once when the task was asked to stop: SIGTERM cancels the main task
+    (`run_stoppable`), but a cancel only lands at the next `await`. Outside a task: no-op."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no running event loop
+        return
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

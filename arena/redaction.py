@@ -11,7 +11,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-_SECRET_PARAM = re.compile(r"(api[_-]?key|secret|token|passw(or)?d|auth)$", re.IGNORECASE)
+# `key` alone or as a last word (`?key=`, `access_key=`) too: signed URLs carry it.
+_SECRET_PARAM = re.compile(
+    r"(api[_-]?key|(^|[_-])(key|sig)|secret|token|passw(or)?d|auth|signature|credentials?)$",
+    re.IGNORECASE,
+)
 # Sizes and counts of tokens are no secret: a typo such as `max_new_token` is shown.
 _COUNT_PARAM = re.compile(r"^(max|min|num|n)[_-]", re.IGNORECASE)
 _KEY_LIKE = re.compile(
@@ -20,8 +24,12 @@ _KEY_LIKE = re.compile(
 )
 # A value ends at '&' and, since specs are quoted inside sentences, at a quote or space.
 _PARAM = re.compile(r"([?&])([^=&?\s'\"]+)=([^&\s'\"]*)")
-# user:password@ in a URL, plain or percent-encoded (as in a spec's query string)
-_URL_USER = re.compile(r"(://|%3A%2F%2F)((?:(?!%40)[^/@\s?#&])+)(@|%40)", re.IGNORECASE)
+# A URL's authority (user:password@host:port), plain or percent-encoded (as in a spec's
+# query string); also scheme-relative (`//user:pass@host`), where `//` starts the text or
+# follows a space, quote, '=', ':' or bracket. It ends where the path, query or text does.
+_AUTHORITY = re.compile(
+    r"(%3A%2F%2F|(?<==)%2F%2F|(?<![^\s'\"=:(\[<,])//)([^/\s?#&'\"<>]*)", re.IGNORECASE
+)
 
 
 def is_secret_param(name: str) -> bool:
@@ -43,10 +51,21 @@ def redact(text: str) -> str:
 
     def param(match: re.Match[str]) -> str:
         sep, name, value = match.groups()
-        return f"{sep}{name}={'***' if is_secret_param(name) else value}"
+        if is_secret_param(name):
+            return f"{sep}{name}=***"
+        # a value may be a URL with a query of its own: api_base=http://h/v1?key=SECRET
+        return f"{sep}{name}={_PARAM.sub(param, value)}"
 
-    text = _URL_USER.sub(r"\1***\3", text)
+    text = _AUTHORITY.sub(_hide_user, text)
     return _KEY_LIKE.sub("***", _PARAM.sub(param, text))
+
+
+def _hide_user(match: re.Match[str]) -> str:
+    """A URL authority with everything before its last '@' (user and password; a password
+    may hold '@' itself) as ***."""
+    lead, authority = match.groups()
+    cut = max(authority.rfind("@"), authority.upper().rfind("%40"))
+    return match.group(0) if cut < 0 else f"{lead}***{authority[cut:]}"
 
 
 def redact_secret(text: str, secret: str | None) -> str:

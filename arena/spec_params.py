@@ -22,6 +22,11 @@ ParamType = Literal["int", "float", "bool", "str"]
 INT_MAXIMUM: Final = 2**63 - 1
 
 
+def is_none(text: str) -> bool:
+    """Whether a parameter's value is the word `none` (see `Param.none`)."""
+    return text.strip().lower() == "none"
+
+
 @dataclass(frozen=True)
 class Param:
     """One `?name=value` parameter.
@@ -34,6 +39,8 @@ class Param:
         minimum: for numbers, the smallest accepted value.
         maximum: for numbers, the largest accepted value.
         choices: for strings, the accepted values (empty: any text).
+        none: for numbers, what the value `none` means (e.g. "not sent: the provider's
+            default"); empty: `none` is refused like any other word.
     """
 
     name: str
@@ -43,10 +50,13 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
+    none: str = ""
 
     def check(self, spec: Spec, kind: str) -> None:
         """Raise `ConfigError` when the spec's value does not fit the declared type."""
         raw = shorten(spec.raw)
+        if self.none and is_none(spec.params[self.name]):
+            return
         value: float
         if self.type == "int":
             least = None if self.minimum is None else int(self.minimum)
@@ -92,6 +102,9 @@ class Param:
     def doc(self) -> str:
         default = "" if self.default is None else f" (default {self.default})"
         shape = "|".join(self.choices) if self.choices else f"<{self.type}>"
+        if self.none:
+            shape += "|none"
+            default += f"; none: {self.none}"
         return f"{self.name}={shape} {self.help}{default}".replace("  ", " ").strip()
 
 
@@ -102,6 +115,9 @@ class SpecParams:
     arg: str | None = None  # help for the ':' argument, e.g. "litellm model id"
     params: tuple[Param, ...] = ()
     arg_required: bool = False
+    # The ':' argument is a file path: in a tournament file a relative one is read from the
+    # file's folder (as game paths are), so that a tournament folder can be moved.
+    arg_is_path: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -2,6 +2,8 @@
 
 Spec: ``litellm:<model>?temperature=0.2&max_tokens=256&api_base=http://...&timeout=60
 &retries=4&concurrency=4&cot=1&api_key_env=MY_KEY&backoff=1&backoff_max=30``.
+``temperature=none`` and ``max_tokens=none`` send no such setting: the provider's default
+applies (what the published Xent benchmark did; `arena import-benchmark` writes them).
 
 - ``model`` is a litellm model id (``openai/gpt-4o-mini``, ``anthropic/...``; for an
   OpenAI-compatible server such as vLLM, Ollama or llama.cpp: ``openai/<served name>``
@@ -60,16 +62,18 @@ from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.chat import ChatReply
 from arena.protocols.player import MoveRequest
 from arena.redaction import redact_secret
-from arena.spec_params import Param, SpecParams
+from arena.spec_params import Param, SpecParams, is_none
 from arena.specs import Spec
 
 log = logging.getLogger(__name__)
 
+NOT_SENT = "not sent, the provider's default applies"
 SPEC_PARAMS = SpecParams(
     arg="litellm model id, e.g. openai/gpt-4o-mini",
     params=(
-        Param("temperature", "float", 0.2, "sampling temperature", minimum=0.0),
-        Param("max_tokens", "int", 256, "tokens per answer", minimum=1),
+        Param("temperature", "float", 0.2, "sampling temperature", minimum=0.0,
+              none=NOT_SENT),
+        Param("max_tokens", "int", 256, "tokens per answer", minimum=1, none=NOT_SENT),
         Param("api_base", "str", help="OpenAI-compatible server URL (vLLM, Ollama, ...)"),
         Param("timeout", "float", 60.0, "seconds per request (> 0)"),
         Param("retries", "int", 4, "retries of a failed request", minimum=0),
@@ -121,8 +125,8 @@ class LLMSettings:
     """The parsed spec of a litellm player."""
 
     model: str
-    temperature: float = 0.2
-    max_tokens: int = 256
+    temperature: float | None = 0.2  # None: not sent (the provider's default)
+    max_tokens: int | None = 256  # None: not sent (no limit but the provider's)
     api_base: str | None = None
     timeout: float = 60.0
     retries: int = 4
@@ -166,8 +170,10 @@ def parse_settings(spec: Spec, kind: str = "Player") -> LLMSettings:
         )
     return LLMSettings(
         model=spec.arg.strip(),
-        temperature=spec.float_param("temperature", 0.2),
-        max_tokens=spec.int_param("max_tokens", 256, minimum=1),
+        temperature=None if _is_none(spec, "temperature") else spec.float_param(
+            "temperature", 0.2),
+        max_tokens=None if _is_none(spec, "max_tokens") else spec.int_param(
+            "max_tokens", 256, minimum=1),
         api_base=spec.params.get("api_base") or None,
         timeout=timeout,
         retries=spec.int_param("retries", 4, minimum=0),
@@ -177,6 +183,11 @@ def parse_settings(spec: Spec, kind: str = "Player") -> LLMSettings:
         backoff=backoff,
         backoff_max=backoff_max,
     )
+
+
+def _is_none(spec: Spec, key: str) -> bool:
+    text = spec.params.get(key)
+    return text is not None and is_none(text)
 
 
 def import_litellm() -> ModuleType:
@@ -374,14 +385,18 @@ def _call_args(s: LLMSettings, messages: list[dict[str, str]], seed: int, key: s
     args: dict[str, Any] = {
         "model": s.model,
         "messages": messages,
-        "temperature": s.temperature,
-        "max_tokens": s.max_tokens,
         "timeout": s.timeout,
         "seed": seed % 2**31,  # providers accept 32-bit seeds
         "drop_params": True,  # providers without `seed` just ignore it
         "num_retries": 0,  # retries are ours, with our backoff
         "max_retries": 0,
     }
+    # A setting of None is left out of the call: the provider's default applies (litellm
+    # would also drop a None, but what is not passed cannot be sent).
+    if s.temperature is not None:
+        args["temperature"] = s.temperature
+    if s.max_tokens is not None:
+        args["max_tokens"] = s.max_tokens
     if s.api_base:
         args["api_base"] = s.api_base
     if key is not None:

@@ -49,7 +49,7 @@ Specs name environment variables for keys (`api_key_env=NAME`); a literal key is
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -275,6 +275,19 @@ class TournamentConfig(_Strict):
     def npcs_for(self, game: GameConfig) -> dict[str, str] | str | None:
         """The NPC setting of a game: its own, else the tournament's."""
         return game.npc if game.npc is not None else self.npc
+
+    def to_toml(self, comments: Sequence[str] = ()) -> str:
+        """The tournament file of this config: the settings that were given (defaults
+        left out), written by a TOML writer, so that no value can add a line or a table;
+        `comments` (fixed text of the caller, one line each) go first as `#` lines."""
+        import tomli_w
+
+        for line in comments:
+            if "\n" in line or "\r" in line:
+                raise ValueError("a comment of a tournament file is one line")
+        data = self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        head = "".join(f"# {line}\n" if line else "#\n" for line in comments)
+        return head + ("\n" if head else "") + tomli_w.dumps(data)
 
 
 FIELDS: dict[str, tuple[str, ...]] = {

@@ -99,8 +99,12 @@ def create_db_engine(url: str | None = None, *, create: bool = True) -> Engine:
     database = parsed.database or ""
     in_memory = database in ("", ":memory:") or database.startswith("file::memory:")
     if not (in_memory or database.startswith("file:")):  # a `file:` URI is used as given
-        target, options = sqlite_connect_target(database, create=create)
-        parsed = parsed.set(database=target).update_query_dict(options)
+        # `sqlite:///f.db?mode=ro` asks for read-only: pysqlite reads URI options only from
+        # a `file:` URI (else it warns and ignores them), so the target is made one.
+        asked = parsed.query.get("mode") == "ro"
+        target, options = sqlite_connect_target(database, create=create, read_only=asked)
+        parsed = parsed.difference_update_query(["mode"]).set(database=target)
+        parsed = parsed.update_query_dict(options)
     read_only = parsed.query.get("mode") == "ro"
     kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 60}}
     if in_memory:  # one shared connection, or every thread would see its own empty database

@@ -71,12 +71,15 @@ def _check_new(path: Path) -> None:
         )
 
 
-def sqlite_connect_target(database: str, *, create: bool) -> tuple[str, dict[str, str]]:
+def sqlite_connect_target(
+    database: str, *, create: bool, read_only: bool = False
+) -> tuple[str, dict[str, str]]:
     """What pysqlite should open for the file `database`: the plain path and no URI
     options, or a `file:` URI and its options (`mode=ro`, `immutable=1`) for a read-only
-    file. Raises `StorageError` for every path SQLite could not use (see the module
-    docstring)."""
+    file, or when `read_only` asks for it (the URL's `?mode=ro`). Raises `StorageError` for
+    every path SQLite could not use (see the module docstring)."""
     path = Path(database).expanduser()
+    create = create and not read_only  # a database opened read-only is never created
     if path.is_dir():
         raise StorageError(
             f"The database path {path} is a directory, not a file. Give a file in it, "
@@ -98,11 +101,14 @@ def sqlite_connect_target(database: str, *, create: bool) -> tuple[str, dict[str
             "into it first (arena run FILE --db ...), or point --db at the right database."
         )
     folder_writable = _writable(path.parent)
-    if _writable(path) and folder_writable:
+    if _writable(path) and folder_writable and not read_only:
         return str(path), {}
     options = {"uri": "true", "mode": "ro"}
     wal = Path(f"{path}-wal")
-    if not wal.exists() or wal.stat().st_size == 0:
+    # immutable only where nobody may write: a file read with ?mode=ro may be live
+    if (not _writable(path) or not folder_writable) and (
+        not wal.exists() or wal.stat().st_size == 0
+    ):
         # Nothing waits in the write-ahead log and nobody may write the file: reading it
         # as immutable needs no WAL index, so no -shm/-wal file is left next to it.
         options["immutable"] = "1"

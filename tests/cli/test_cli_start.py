@@ -86,6 +86,7 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
     from arena.cli.commands import scope, transfer
     from arena.gamespace.scope import run as scope_run
     from arena.gamespace.transfer import arithmetic as transfer_math
+    from arena.tournaments.cli import imports as cli_imports
     from arena.tournaments.cli import ratings as cli_ratings
     from arena.tournaments.exchange import export, importers
     from arena.tournaments.ratings import bradley_terry, outcomes, service
@@ -96,7 +97,7 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
     assert (transfer.RESAMPLES, transfer.LEVEL) == (transfer_math.RESAMPLES, transfer_math.LEVEL)
     assert get_args(cli_ratings.Scale) == get_args(service.Scale)
     assert get_args(cli_ratings.ExportFormat) == get_args(export.ExportFormat)
-    assert get_args(cli_ratings.ImportFormat) == get_args(importers.ImportFormat)
-    assert get_args(cli_ratings.OutcomeRule) == get_args(outcomes.OutcomeRule)
+    assert get_args(cli_imports.ImportFormat) == get_args(importers.ImportFormat)
+    assert get_args(cli_imports.OutcomeRule) == get_args(outcomes.OutcomeRule)
     assert cli_ratings.DEFAULT_PRIOR == bradley_terry.DEFAULT_PRIOR
     assert get_args(recurring_cli.SeedPolicy) == get_args(schedules.SeedPolicy)

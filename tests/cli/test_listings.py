@@ -10,6 +10,10 @@ from typer.testing import CliRunner
 
 from arena.cli import build_app
 from arena.listing import printable, rich_cell, text_table
+from arena.storage import Store
+from arena.storage.imports import ImportedMatch, ImportedSeat
+from arena.tournaments.exchange.importers import ParsedFile, import_parsed
+from arena.tournaments.rating_store import store_snapshot
 
 APP = build_app()
 EVIL = "eve\x1b]0;pwned\x07\x1b[2J\u202e\rname\nx"
@@ -37,7 +41,21 @@ def test_imported_names_reach_the_terminal_as_plain_text(tmp_path: Path) -> None
     db = f"sqlite:///{tmp_path / 'x.db'}"
     runner = CliRunner()
     imported = runner.invoke(APP, ["import", str(results), "-t", "ext", "--db", db])
-    assert imported.exit_code == 0, imported.output
+    # `arena import` refuses such a name now (issue 29 item 9), showing it escaped ...
+    assert imported.exit_code == 2 and "participant_a" in imported.output
+    assert "\x1b" not in imported.output and "\u202e" not in imported.output
+    # ... but a database may hold one from before: the listings still print it as text
+    store = Store.open(db, create=True)
+    matches = [
+        ImportedMatch(f"#{i}", "duel", f"m{i}", "head_to_head", (
+            ImportedSeat("a", EVIL if i < 4 else "carol", 2.0 + i % 2),
+            ImportedSeat("b", "bob", 1.0)))
+        for i in range(5)
+    ]
+    import_parsed(store, ParsedFile("results.csv", "0" * 64, "csv", "higher-wins", "mle",
+                                    tuple(matches)), "ext")
+    store_snapshot(store, "ext")
+    store.close()
     for argv, header in (
         (["ratings", "-t", "ext", "--db", db, "--resamples", "20"], ["rank", "participant"]),
         (["matches", "-t", "ext", "--db", db], ["match", "game", "map", "status"]),

@@ -156,7 +156,8 @@ def test_the_walk_sees_every_command_including_plugin_mounted_ones() -> None:
     names = {name(path) for path, _ in LEAVES}
     expected = {
         "play", "plugins", "games check", "games list", "games show", "run", "matches",
-        "ratings", "scores", "export", "import", "schedule add", "schedule list", "scheduler",
+        "ratings", "scores", "export", "import", "import-benchmark", "schedule add",
+        "schedule list", "scheduler",
         "demo",
     }
     assert expected <= names, expected - names

@@ -113,7 +113,7 @@ ARENA_LAYERS: Layers = [
     ("foundation", (
         "arena.redaction", "arena.errors", "arena.events", "arena.specs", "arena.spec_params",
         "arena.scoring", "arena.noise", "arena.interrupts", "arena.least_busy",
-        "arena.transcript", "arena.listing",
+        "arena.transcript", "arena.listing", "arena.file_input",
     )),
     ("contracts", ("arena.protocols",)),
     ("language", ("arena.lang",)),

@@ -95,3 +95,30 @@ def test_schedule_add_never_echoes_a_password(
         shown = captured.out + captured.err
         assert "bogus" in shown, shown  # the problem is named ...
         assert PASSWORD not in shown  # ... and the password is not
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # issue 29 item 11, the three misses: a key in the query of an api_base value ...
+        ("litellm:m?api_base=http://h/v1?key=SECRETVALUE&x=1",
+         "litellm:m?api_base=http://h/v1?key=***&x=1"),
+        # ... a password that holds '@' (postgres URLs, api_base) ...
+        ("postgresql+psycopg://arena:p@ssSECRETVALUE@db.local/arena",
+         "postgresql+psycopg://***@db.local/arena"),
+        ("litellm:m?api_base=http://u:a@bSECRETVALUE@h/v1",
+         "litellm:m?api_base=http://***@h/v1"),
+        # ... and a scheme-relative URL
+        ("api at //user:SECRETVALUE@host/v1 failed", "api at //***@host/v1 failed"),
+        ("remote:x?url=%2F%2Fu%3ASECRETVALUE%40h", "remote:x?url=%2F%2F***%40h"),
+    ],
+)
+def test_the_credentials_redaction_missed_are_hidden(text: str, shown: str) -> None:
+    assert str(ConfigError(text)) == shown
+    assert "SECRETVALUE" not in str(ConfigError(text))
+
+
+def test_what_is_no_credential_is_left_as_it_was() -> None:
+    for text in ("sqlite:////tmp/arena.db", "see http://host/@user and mail a@b.example",
+                 "litellm:m?max_tokens=5&monkey=3&design=2", "scripted:a|b"):
+        assert str(ConfigError(text)) == text

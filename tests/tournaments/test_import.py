@@ -11,15 +11,16 @@ import pytest
 from sqlalchemy import func, select, text
 from typer.testing import CliRunner
 
+from arena.cli import build_app
+from arena.cli import main as cli_main
 from arena.storage import MATCH_DONE, StorageError, Store, sqlite_url
 from arena.storage.imports import import_sources, map_labels
 from arena.storage.migrations import _TABLES
 from arena.storage.queries import stored_matches
 from arena.storage.tables import table_of
-from arena.tournaments.cli.ratings import app
-from arena.tournaments.cli.ratings import main as cli_main
 from arena.tournaments.exchange.importers import ImportFileError, import_file, parse_file
 
+app = build_app()
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gamebench_matches.json"
 needs_data = pytest.mark.skipif(not DATA.exists(), reason=f"GameBench data not found at {DATA}")
 

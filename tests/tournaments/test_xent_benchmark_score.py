@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from arena.tournaments.cli.ratings import main
+from arena.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "xent_results"
 
@@ -41,7 +41,7 @@ EDGE_SCORES = {"p-alpha": 37.5, "p-beta": 12.5, "p-delta": 0.0, "p-zeta": -56.25
 
 
 def arena(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """`arena <args>` through the ratings app's console entry (errors exit 2)."""
+    """`arena <args>` through the `arena` console entry (errors exit 2)."""
     try:
         main(list(args))
         code = 0
@@ -207,8 +207,11 @@ def test_random_results_match_the_script_exactly(
          '"black", "id": "p"}, "score": "high"}]}', None, "results[0].score is 'high'"),
         ('{"expanded_config": {}, "results": []}', None, "holds no results"),
         ('[{"game": "g", "a": 1.0, "b": 0.0}]', "xent-results", "needs a top-level object"),
+        # a config is no results file: the message names the command that reads it
         ('{"config_type": "expanded_xent_config", "games": []}', None,
-         "config is malformed: the config has no 'metadata'"),
+         "is a Xent benchmark config, not match results"),
+        ('{"config_type": "expanded_xent_config", "games": []}', "xent-config",
+         "Write the config as a tournament with: arena import-benchmark"),
     ],
 )
 def test_bad_files_are_one_sentence_and_exit_2(

@@ -1,4 +1,4 @@
-"""`arena import --format xent-config`: the published Xent benchmark configs (vendored copies of
+"""`arena import-benchmark`: the published Xent benchmark configs (vendored copies of
 xentlabs/xent's configs/, MIT) become tournament files that `arena run` plays on exactly the
 published maps: stories byte-identical, map seeds as map names, the config's games, rounds and
 players."""
@@ -103,16 +103,21 @@ def test_a_config_is_detected_from_its_content() -> None:
 
 def test_cli_import_writes_a_tournament_with_the_config_judge_players_and_games(tmp_path: Path) -> None:
     out = tmp_path / "bench"
-    ran = CliRunner().invoke(APP, ["import", str(CONFIGS["0.2"]), "--out", str(out)])
+    ran = CliRunner().invoke(APP, ["import-benchmark", str(CONFIGS["0.2"]), "--out", str(out)])
     assert ran.exit_code == 0, ran.output
     assert "6 games, 11 players, 20 rounds, 60 published maps" in ran.output
     doc = tomllib.loads((out / "tournament.toml").read_text(encoding="utf-8"))
     assert doc["judge"] == "hf:Qwen/Qwen3-14B-Base" and doc["rounds"] == 20
-    assert doc["stories"] == f"xent-maps:{(out / 'maps.json').resolve()}"
+    assert doc["stories"] == "xent-maps:maps.json"  # beside the file (issue 31, item 7)
     specs = {p["name"]: p["player"] for p in doc["participants"]}
-    assert specs["gpt-5"] == "litellm:openai/gpt-5?prompt=xent-benchmark"
-    assert specs["grok-4-0709"] == "litellm:xai/grok-4-0709?prompt=xent-benchmark"
-    assert specs["gemini-2.5-pro"] == "litellm:gemini/gemini-2.5-pro?prompt=xent-benchmark"
+    reference = "prompt=xent-benchmark&temperature=none&timeout=600"
+    assert specs["gpt-5"] == f"litellm:openai/gpt-5?max_tokens=none&{reference}"
+    assert specs["grok-4-0709"] == f"litellm:xai/grok-4-0709?max_tokens=none&{reference}"
+    assert specs["gemini-2.5-pro"] == f"litellm:gemini/gemini-2.5-pro?max_tokens=none&{reference}"
+    assert specs["claude-opus-4-1-20250805"] == (
+        f"litellm:anthropic/claude-opus-4-1-20250805?max_tokens=4096&{reference}")
+    for name, spec in specs.items():  # every spec the import wrote is printed
+        assert f"  {name}: {spec}" in ran.output
     assert [(g["name"], g["maps"], g["dialect"]) for g in doc["games"]] == [
         (name, 10, "xent") for name in BUNDLED]
     for game in config("0.2")["games"]:
@@ -126,7 +131,8 @@ def test_benchmark_0_1_players_keep_our_prompt(tmp_path: Path) -> None:
     """0.1's games (single, dex, multi) have no published presentation to follow."""
     toml = write_tournament(parse_config(config("0.1")), tmp_path / "old")
     doc = tomllib.loads(toml.read_text(encoding="utf-8"))
-    assert {p["player"] for p in doc["participants"]} >= {"litellm:openai/o4-mini"}
+    assert {p["player"] for p in doc["participants"]} >= {
+        "litellm:openai/o4-mini?max_tokens=none&temperature=none&timeout=600"}
     assert all("prompt=" not in p["player"] for p in doc["participants"])
 
 
@@ -140,7 +146,7 @@ def test_a_condensed_config_samples_its_maps_from_the_judge(tmp_path: Path) -> N
     }
     path = tmp_path / "condensed.json"
     path.write_text(json.dumps(condensed), encoding="utf-8")
-    ran = CliRunner().invoke(APP, ["import", str(path), "--out", str(tmp_path / "c")])
+    ran = CliRunner().invoke(APP, ["import-benchmark", str(path), "--out", str(tmp_path / "c")])
     assert ran.exit_code == 0, ran.output
     doc = tomllib.loads((tmp_path / "c" / "tournament.toml").read_text(encoding="utf-8"))
     assert "stories" not in doc and doc["maps"] == 3
@@ -150,7 +156,7 @@ def test_a_condensed_config_samples_its_maps_from_the_judge(tmp_path: Path) -> N
 def test_a_file_that_is_no_config_is_refused_in_one_sentence(tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     path.write_text('{"config_type": "other"}', encoding="utf-8")
-    ran = CliRunner().invoke(APP, ["import", str(path), "--format", "xent-config"])
+    ran = CliRunner().invoke(APP, ["import-benchmark", str(path)])
     assert ran.exit_code == 2
     assert "is not a Xent benchmark config" in ran.output and "Traceback" not in ran.output
 

@@ -1,6 +1,6 @@
-"""`arena ratings`, `arena scores`, `arena export` and `arena import` (added to the `arena`
-command by `arena.tournaments.plugin`; also runnable as
-`python -m arena.tournaments.cli.ratings ...`).
+"""`arena ratings`, `arena scores` and `arena export` (added to the `arena` command by
+`arena.tournaments.plugin`; also runnable as `python -m arena.tournaments.cli.ratings ...`).
+`arena import` is `arena.tournaments.cli.imports`.
 
 Every command takes ``--tournament`` (repeatable where results can be merged: participants
 are matched by name across tournaments) and ``--db``.
@@ -18,7 +18,7 @@ import typer
 
 from arena.cli.commands.validators import finite_positive
 from arena.cli.console import run_app
-from arena.errors import ConfigError, UnknownNameError
+from arena.errors import UnknownNameError
 
 if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: per command
     from arena.storage import Store
@@ -30,10 +30,6 @@ if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: 
 # they agree).
 Scale = Literal["elo", "log"]  # arena.tournaments.ratings.service.Scale
 ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.exchange.export
-ImportFormat = Literal[
-    "gamebench", "csv", "jsonl", "xent-results", "xent-config"
-]  # ...exchange.formats
-OutcomeRule = Literal["higher-wins", "win-share"]  # arena.tournaments.ratings.outcomes
 DEFAULT_PRIOR = 0.01  # arena.tournaments.ratings.bradley_terry
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
@@ -79,11 +75,11 @@ def _options(
     )
 
 
-def _open(db: str | None, *, create: bool = False) -> Store:
-    """The database; only `arena import` (create=True) may create a new one."""
+def _open(db: str | None) -> Store:
+    """The database, which these commands read (only `arena import` may create one)."""
     from arena.storage import Store
 
-    return Store.open(db, create=create)
+    return Store.open(db, create=False)
 
 
 # ------------------------------------------------------------------------------ ratings
@@ -359,86 +355,6 @@ def export_command(
         store.close()
     for path in written:
         typer.echo(f"wrote {path}")
-
-
-# ------------------------------------------------------------------------------ import
-
-
-@app.command("import")
-def import_command(
-    file: Annotated[Path, typer.Argument(help="The results file.")],
-    tournament: Annotated[
-        str | None, typer.Option("--tournament", "-t", help="Store under this name.")
-    ] = None,
-    fmt: Annotated[
-        ImportFormat | None,
-        typer.Option(
-            "--format",
-            help="File format (default: from the file's extension or JSON content); "
-            "xent-results: a result file of the published Xent benchmark (BenchmarkResult); "
-            "xent-config: a Xent benchmark config, written as a tournament file to --out.",
-        ),
-    ] = None,
-    out: Annotated[
-        Path, typer.Option(help="xent-config: folder for the tournament file and maps.")
-    ] = Path("xent-benchmark"),
-    judge: Annotated[
-        str | None, typer.Option(help="xent-config: judge spec instead of hf:<judge_model>.")
-    ] = None,
-    maps: Annotated[
-        int | None, typer.Option(min=1, help="xent-config: play only the first N maps.")
-    ] = None,
-    rounds: Annotated[
-        int | None, typer.Option(min=1, help="xent-config: rounds instead of the config's.")
-    ] = None,
-    outcome: Annotated[
-        OutcomeRule | None,
-        typer.Option(
-            help="csv/jsonl: how scores compare (default higher-wins; GameBench files are "
-            "win shares)."
-        ),
-    ] = None,
-    db: DbOption = None,
-) -> None:
-    """Store external match results as a tournament of their own (no game is run), or
-    write a Xent benchmark config as a tournament file (`arena run` plays it)."""
-    from arena.tournaments.exchange.importers import import_parsed, parse_file
-    from arena.tournaments.exchange.xent_config import config_from_file, import_config_command
-    from arena.tournaments.rating_store import store_snapshot
-
-    config = config_from_file(file, fmt)
-    if config is not None:
-        typer.echo(import_config_command(config, out, judge, maps, rounds))
-        return
-    if tournament is None:
-        raise ConfigError(
-            f"`arena import {file.name}` stores match results and needs a tournament name: "
-            "add --tournament NAME (e.g. -t imported)."
-        )
-    parsed = parse_file(file, fmt, outcome)
-    store = _open(db, create=True)
-    try:
-        store.require_writable("`arena import` stores the file's matches in it")
-        result = import_parsed(store, parsed, tournament)
-        if result.created:
-            store_snapshot(store, tournament, run_id=result.source.run_id)
-    finally:
-        store.close()
-    src = result.source
-    if not result.created:
-        typer.echo(
-            f"already imported: {file.name} (sha256 {parsed.sha256[:12]}) is in tournament "
-            f"'{tournament}' since {src.imported_at} as '{src.file}' ({src.matches} matches); "
-            "nothing changed."
-        )
-        return
-    games = {m.game for m in parsed.matches}
-    people = {s.participant for m in parsed.matches for s in m.seats}
-    typer.echo(
-        f"imported {src.matches} matches ({len(games)} games, {len(people)} participants) "
-        f"from {src.file} (sha256 {src.sha256[:12]}, {src.format}, scores read as "
-        f"{src.outcome}) into tournament '{tournament}'."
-    )
 
 
 def main(argv: list[str] | None = None) -> None:

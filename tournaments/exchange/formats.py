@@ -3,7 +3,7 @@
 A format comes from ``--format``, else from the file's extension (.csv, .jsonl), else, for a
 JSON document, from its content: each entry of `JSON_FORMATS` recognises one kind of document
 (first match wins). To add a format, add its name to `ImportFormat` (and to the copy in
-`arena.tournaments.cli.ratings`) and, if it is JSON, a recogniser to `JSON_FORMATS`.
+`arena.tournaments.cli.imports`) and, if it is JSON, a recogniser to `JSON_FORMATS`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from arena.errors import ConfigError
+from arena.file_input import FileInputError, loads_json
 from arena.tournaments.exchange.xent_config import is_xent_config
 from arena.tournaments.exchange.xent_results import is_xent_results
 
 __all__ = ["FORMATS", "JSON_FORMATS", "ImportFormat", "detect_format"]
 
 ImportFormat = Literal["gamebench", "csv", "jsonl", "xent-results", "xent-config"]
-# Formats of match results (a xent-config is written as a tournament file: xent_config.py).
+# Formats of match results (a xent-config is written as a tournament file by
+# `arena import-benchmark`: xent_config.py).
 FORMATS: tuple[ImportFormat, ...] = tuple(f for f in get_args(ImportFormat) if f != "xent-config")
 BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
@@ -50,7 +52,12 @@ def detect_format(path: Path, text: str) -> tuple[str, object]:
     if found is not None:
         return found, None
     try:
-        obj = json.loads(text)
+        obj = loads_json(text)
+    except FileInputError as error:
+        raise ConfigError(
+            f"Cannot read '{path.name}': its JSON {error}. Fix the file, or pass --format "
+            f"with one of: {', '.join(FORMATS)}."
+        ) from None
     except json.JSONDecodeError as error:
         raise ConfigError(
             f"Cannot tell the format of '{path.name}': it is neither .csv nor .jsonl, and not "

@@ -28,6 +28,7 @@ from typing import Any
 
 from arena import __version__
 from arena.errors import ConfigError, did_you_mean
+from arena.file_input import FileInputError, loads_json, read_regular_file
 from arena.specs import NAME_RE
 from arena.storage import Store
 from arena.storage.imports import (
@@ -37,6 +38,7 @@ from arena.storage.imports import (
     ImportResult,
 )
 from arena.tournaments.exchange.formats import FORMATS, ImportFormat, detect_format
+from arena.tournaments.exchange.names import MAX_LABEL_CHARS, name_problem
 from arena.tournaments.exchange.xent_results import read_xent_results
 from arena.tournaments.ratings.outcomes import HIGHER_WINS, OUTCOMES, WIN_SHARE
 
@@ -47,6 +49,7 @@ SEAT_COLUMN = re.compile(r"(participant|score|role)_([a-z])")
 OTHER_COLUMNS = ("game", "map", "match_id")
 GAMEBENCH_ROLES = ("first", "second")  # JSON key order; GameBench does not say who moved first
 MAX_TEXT = 160
+MAX_FILE_BYTES = 512 * 2**20  # 200 000 Xent benchmark results take 30 MiB
 
 
 @dataclass(frozen=True)
@@ -179,8 +182,9 @@ def wide_row(values: Mapping[str, object], outcome: str) -> tuple[ImportedMatch,
             continue
         if outcome == WIN_SHARE and score is not None and score < 0:
             problems.append(f"score_{x} is {score}; win shares must be >= 0")
-        if not NAME_RE.fullmatch(role):
-            problems.append(f"role_{x} '{role}' may only use letters, digits, '_', '.', '-'")
+        for value, what in ((who, f"participant_{x}"), (role, f"role_{x}")):
+            if (problem := name_problem(value, what)) is not None:
+                problems.append(problem)
         seats.append(ImportedSeat(role, who, score, forfeit))
     if not seats and not problems:
         problems.append("no seat: fill participant_a and score_a")
@@ -192,12 +196,19 @@ def wide_row(values: Mapping[str, object], outcome: str) -> tuple[ImportedMatch,
         problems.append(f"a role is used twice: {roles}")
     if outcome == WIN_SHARE and len(seats) == 1:
         problems.append("win shares need at least two seats (participant_b, score_b)")
+    if game and (problem := name_problem(game, "game")) is not None:
+        problems.append(problem)
     try:
         map_label = _text(values.get("map"), "map")
         match_id = _text(values.get("match_id"), "match_id") or None
     except ValueError as error:
         problems.append(str(error))
         map_label, match_id = "", None
+    if map_label and (problem := name_problem(map_label, "map", MAX_LABEL_CHARS)):
+        problems.append(problem)
+    if match_id is not None and len(match_id) > MAX_LABEL_CHARS:
+        problems.append(f"match_id is {len(match_id):,} characters long; at most "
+                        f"{MAX_LABEL_CHARS}")
     if problems:
         raise ValueError("; ".join(problems))
     mode = "eval" if len(seats) == 1 else "head_to_head"
@@ -271,9 +282,12 @@ def read_jsonl(text: str, outcome: str) -> tuple[list[ImportedMatch], list[Probl
         if not source.strip():
             continue
         try:
-            obj = json.loads(source)
+            obj = loads_json(source)
         except json.JSONDecodeError as error:
             problems.append(Problem(number, f"not valid JSON ({error.msg})", source))
+            continue
+        except FileInputError as error:
+            problems.append(Problem(number, f"the line {error}", source))
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(number, "expected a JSON object {...}", source))
@@ -330,6 +344,10 @@ def gamebench_row(obj: object) -> ImportedMatch:
     s1, s2 = float(scores[0]), float(scores[1])
     if not (0.0 <= s1 <= 1.0 and 0.0 <= s2 <= 1.0 and math.isclose(s1 + s2, 1.0, abs_tol=1e-9)):
         raise ValueError(f"scores {s1} and {s2} must lie in [0, 1] and sum to 1")
+    names = [(game.strip(), "game")] + [(a.strip(), f"agent {i + 1}") for i, a in enumerate(agents)]
+    found = [p for value, what in names if (p := name_problem(value, what)) is not None]
+    if found:
+        raise ValueError("; ".join(found))
     seats = tuple(
         ImportedSeat(role, agent.strip(), score)
         for role, agent, score in zip(GAMEBENCH_ROLES, agents, (s1, s2), strict=True)
@@ -351,6 +369,8 @@ def read_gamebench(text: str) -> tuple[list[ImportedMatch], list[Problem]]:
             out.append(ImportedMatch(f"#{index:08d}", m.game, m.map_label, m.mode, m.seats))
     except json.JSONDecodeError as error:
         problems.append(Problem(error.lineno, f"not valid JSON ({error.msg})", ""))
+    except RecursionError:
+        problems.append(Problem(1, "a match nests arrays or objects too deeply to be read", ""))
     except ValueError as error:
         problems.append(Problem(1, str(error), text.split("\n", 1)[0]))
     if not out and not problems:
@@ -365,12 +385,18 @@ def parse_file(path: str | Path, fmt: str | None = None, outcome: str | None = N
     """Read and validate a whole file; ImportFileError lists every malformed row. Without
     `fmt` the format comes from the extension or the JSON content (`formats.detect_format`)."""
     where = Path(path)
+    if fmt == "xent-config":
+        raise _config_file(where)
     if fmt is not None and fmt not in FORMATS:
         raise ConfigError(f"Unknown import format '{fmt}'.{did_you_mean(fmt, FORMATS)}")
     if outcome is not None and outcome not in OUTCOMES:
         raise ConfigError(f"Unknown outcome rule '{outcome}'.{did_you_mean(outcome, OUTCOMES)}")
     try:
-        data = where.read_bytes()
+        data = read_regular_file(where, MAX_FILE_BYTES)
+    except FileInputError as error:
+        raise ConfigError(
+            f"Cannot import '{where}': it {error}. Pass a results file ({', '.join(FORMATS)})."
+        ) from None
     except OSError as error:
         raise ConfigError(f"Cannot read '{where}': {error.strerror}. Check the path.") from None
     try:
@@ -382,6 +408,8 @@ def parse_file(path: str | Path, fmt: str | None = None, outcome: str | None = N
     parsed: object = None
     if fmt is None:
         fmt, parsed = detect_format(where, text)
+    if fmt == "xent-config":
+        raise _config_file(where)
     if fmt not in FORMATS:  # recognised, but not a file of match results
         raise ConfigError(
             f"'{where.name}' is a {fmt} file, not match results; `arena import` cannot store "
@@ -412,13 +440,26 @@ def parse_file(path: str | Path, fmt: str | None = None, outcome: str | None = N
     return ParsedFile(where.name, digest, fmt, rule, point, tuple(matches))
 
 
+def _config_file(where: Path) -> ConfigError:
+    return ConfigError(
+        f"'{where.name}' is a Xent benchmark config, not match results: `arena import` "
+        "stores results. Write the config as a tournament with: arena import-benchmark "
+        f"{where} --out FOLDER"
+    )
+
+
 def _json(text: str, where: Path) -> object:
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as error:
         raise ConfigError(
             f"'{where.name}' is not valid JSON ({error.msg} at line {error.lineno}); a Xent "
             "benchmark result is one JSON object. Fix the file and retry."
+        ) from None
+    except FileInputError as error:
+        raise ConfigError(
+            f"'{where.name}' {error}; a Xent benchmark result is one JSON object of results. "
+            "Fix the file and retry."
         ) from None
 
 

@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.specs import NAME_RE
+from arena.specs import NAME_RE, shorten
 from arena.storage.imports import ImportedMatch, ImportedSeat
+from arena.tournaments.exchange.names import MAX_LABEL_CHARS, MAX_NAME_CHARS, name_problem
 
 __all__ = ["is_xent_results", "read_xent_results"]
 
@@ -47,13 +48,13 @@ def _number(value: object) -> float | None:
 def _field(obj: Mapping[str, Any], part: str, key: str, where: str) -> str:
     """A non-empty string (a map seed may also be an integer) at ``obj[part][key]``."""
     inner = obj.get(part)
-    if not isinstance(inner, Mapping):
+    if not isinstance(inner, dict):  # parsed JSON (dict, not the slower Mapping check)
         raise ValueError(f"{where}.{part} is missing")
     value = inner.get(key)
     if isinstance(value, int) and not isinstance(value, bool) and key == "map_seed":
         return str(value)
     if not isinstance(value, str) or not value.strip():
-        shown = "missing" if value is None else f"{value!r}, not a non-empty string"
+        shown = "missing" if value is None else f"{shorten(repr(value))}, not a non-empty string"
         raise ValueError(f"{where}.{part}.{key} is {shown}")
     return value.strip()
 
@@ -71,16 +72,24 @@ def _score(obj: Mapping[str, Any], where: str) -> float:
     return max(s for s in scores if s is not None)
 
 
+_NAMED = (
+    ("game_map.name", MAX_NAME_CHARS), ("game_map.map_seed", MAX_LABEL_CHARS),
+    ("player.id", MAX_NAME_CHARS), ("player.name", MAX_NAME_CHARS),
+)
+
+
 def _match(index: int, obj: object) -> ImportedMatch:
     where = f"results[{index}]"
-    if not isinstance(obj, Mapping):
+    if not isinstance(obj, dict):
         raise ValueError(f"{where} is not an object")
-    game = _field(obj, "game_map", "name", where)
-    seed = _field(obj, "game_map", "map_seed", where)
-    participant = _field(obj, "player", "id", where)
-    role = _field(obj, "player", "name", where)
-    if not NAME_RE.fullmatch(role):
-        raise ValueError(f"{where}.player.name {role!r} may only use letters, digits, _ . -")
+    names = (
+        _field(obj, "game_map", "name", where), _field(obj, "game_map", "map_seed", where),
+        _field(obj, "player", "id", where), _field(obj, "player", "name", where),
+    )
+    for value, (what, limit) in zip(names, _NAMED, strict=True):
+        if len(value) > limit or not NAME_RE.fullmatch(value):  # the message only then
+            raise ValueError(name_problem(value, f"{where}.{what}", limit))
+    game, seed, participant, role = names
     seat = ImportedSeat(role, participant, _score(obj, where))
     return ImportedMatch(f"#{index:08d}", game, seed, "eval", (seat,))
 

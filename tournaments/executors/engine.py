@@ -53,6 +53,7 @@ from arena.tournaments.pairings import MatchPlan
 from arena.tournaments.plugin_problems import JUDGE_STORIES
 from arena.tournaments.prepare import PreparedTournament
 from arena.tournaments.progress import NoProgress, ProgressSink, judge_metrics
+from arena.tournaments.stories.spec_paths import story_spec
 
 # Plays one match (`play_plan` in this process; the Ray executor's runner in a Ray task).
 MatchRunner = Callable[
@@ -142,7 +143,10 @@ def story_source(tournament: PreparedTournament, registry: Registry, judge: Judg
     spec = tournament.config.stories
     if spec == JUDGE_STORIES:
         return JudgeStorySource(judge)
-    return registry.create_story_source(spec, judge)
+    # a relative corpus or maps path is read from the tournament file's folder
+    return registry.create_story_source(
+        story_spec(spec, tournament.config.base_dir, registry), judge
+    )
 
 
 @dataclass(frozen=True)

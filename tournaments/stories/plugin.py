@@ -21,10 +21,11 @@ def story_source_entries() -> list[StorySourceEntry]:
         StorySourceEntry(
             NAME,
             make_source,
-            "The fixed maps of a published Xent benchmark (written by `arena import`).",
+            "The fixed maps of a published Xent benchmark (written by `arena import-benchmark`).",
             SpecParams(
-                arg="the maps.json file `arena import --format xent-config` wrote",
+                arg="the maps.json file `arena import-benchmark` wrote",
                 arg_required=True,
+                arg_is_path=True,
             ),
         ),
     ]

@@ -1,30 +1,37 @@
 """The `xent-maps` story source: the fixed maps of a published Xent benchmark.
 
-`arena import --format xent-config` writes a maps file beside the tournament file::
+`arena import-benchmark` writes a maps file beside the tournament file (`MapsFile`, the one
+model that writes and reads it)::
 
     {"format": "xent-maps", "games": {"Condense": [{"name": "gameCondense_map0",
                                                     "stories": ["<text of story() 1>", ...]}]}}
 
 Map index i of a game plays the game's i-th published map: the executor binds the source to
 each (game, map index) through `for_map` before resolving it, so the texts do not depend on
-seeds, and the stored map's source name carries the published map seed as its name.
+seeds, and the stored map's source name carries the published map seed as its name. In a
+tournament file, a relative path is read from the file's folder.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena.errors import ConfigError
+from arena.file_input import FileInputError, read_regular_file
 from arena.protocols.story import StoryRequest
-from arena.specs import Spec
+from arena.specs import NAME_RE, Spec, shorten
 
-__all__ = ["FORMAT", "MapText", "XentMapsSource", "load_maps", "make_source"]
+__all__ = ["FORMAT", "MapText", "MapsFile", "XentMapsSource", "load_maps", "make_source"]
 
 FORMAT = "xent-maps"
 NAME = "xent-maps"
+MAX_MAPS_BYTES = 256 * 2**20  # benchmark 0.2's 60 maps take 0.2 MiB
+MAX_NAME_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -35,34 +42,69 @@ class MapText:
     stories: tuple[str, ...]
 
 
+class PublishedMap(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=NAME_RE.pattern, max_length=MAX_NAME_CHARS)
+    stories: list[str]
+
+
+class MapsFile(BaseModel):
+    """The maps file: each game's published maps, in the config's order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: Literal["xent-maps"] = "xent-maps"
+    benchmark_id: str = ""
+    games: dict[str, list[PublishedMap]]
+
+    @classmethod
+    def of(cls, benchmark_id: str, maps: Mapping[str, Sequence[MapText]]) -> MapsFile:
+        return cls(
+            benchmark_id=benchmark_id,
+            games={
+                game: [PublishedMap(name=m.name, stories=list(m.stories)) for m in found]
+                for game, found in maps.items()
+            },
+        )
+
+    def maps(self) -> dict[str, list[MapText]]:
+        return {
+            game: [MapText(m.name, tuple(m.stories)) for m in found]
+            for game, found in self.games.items()
+        }
+
+
+def _reimport(path: Path, problem: str) -> ConfigError:
+    return ConfigError(
+        f"The maps file '{path}' {problem}. Write it again with `arena import-benchmark "
+        "CONFIG --out FOLDER`."
+    )
+
+
 def load_maps(path: Path) -> dict[str, list[MapText]]:
     """The maps per game label of a maps file; ConfigError with one sentence when unreadable."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_regular_file(path, MAX_MAPS_BYTES)
+    except FileInputError as error:
+        raise _reimport(path, str(error)) from None
     except OSError as error:
         raise ConfigError(
             f"Cannot read the maps file '{path}' ({error.strerror}). Write the path of the "
-            "maps.json that `arena import --format xent-config` wrote, e.g. "
-            "xent-maps:out/maps.json."
+            "maps.json that `arena import-benchmark` wrote, e.g. xent-maps:maps.json (a "
+            "relative path is read from the tournament file's folder)."
         ) from None
-    except json.JSONDecodeError as error:
-        raise ConfigError(
-            f"The maps file '{path}' is not JSON ({error.msg} at line {error.lineno}). "
-            "Import the config again with `arena import --format xent-config`."
+    try:
+        # pydantic's parser: bounded nesting, and a lone surrogate (which no database
+        # stores) is refused here rather than voiding every match of its map.
+        document = MapsFile.model_validate_json(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the document"
+        raise _reimport(
+            path, f"is not a '{FORMAT}' file ({shorten(where)}: {first['msg']})"
         ) from None
-    games = data.get("games") if isinstance(data, Mapping) else None
-    if not isinstance(data, Mapping) or data.get("format") != FORMAT or not isinstance(
-        games, Mapping
-    ):
-        raise ConfigError(
-            f"The maps file '{path}' is not a '{FORMAT}' file (it needs \"format\": "
-            f"\"{FORMAT}\" and \"games\"). Import the config again with `arena import "
-            "--format xent-config`."
-        )
-    return {
-        str(game): [MapText(str(m["name"]), tuple(str(s) for s in m["stories"])) for m in maps]
-        for game, maps in games.items()
-    }
+    return document.maps()
 
 
 class XentMapsSource:
@@ -98,7 +140,7 @@ class XentMapsSource:
         if self._bound is None:
             raise ConfigError(
                 "The xent-maps story source serves one published map at a time; it is used "
-                "by `arena run` on a tournament file that `arena import` wrote."
+                "by `arena run` on a tournament file that `arena import-benchmark` wrote."
             )
         texts = self._bound.stories
         if len(texts) != len(requests):
@@ -113,6 +155,6 @@ def make_source(spec: Spec, judge: object = None) -> XentMapsSource:
     """`xent-maps:PATH`: the maps file that the importer wrote."""
     if not spec.arg:
         raise ConfigError(
-            f"Story source '{spec.raw}' needs the maps file, e.g. xent-maps:bench/maps.json."
+            f"Story source '{spec.raw}' needs the maps file, e.g. xent-maps:maps.json."
         )
     return XentMapsSource(load_maps(Path(spec.arg)))
