@@ -403,13 +403,23 @@ class HFJudge:
         return self._encoder.tokenize(texts)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
-        """Seeded samples of about `max_tokens` tokens; a sample never depends on which
-        other samples are drawn with it (`arena.judges.hf.sampling`: blocks of a fixed
-        shape, here and across concurrent calls).
+        """Seeded samples of about `max_tokens` tokens (`sample_ids`, decoded). With an
+        empty prompt the sample's leading space (the whitespace convention's) is dropped."""
+        ids = await self.sample_ids(requests)
+        texts = []
+        for r, tokens in zip(requests, ids, strict=True):
+            text = self._encoder.decode(tokens) if tokens else ""
+            texts.append(text[1:] if not r.prompt and text[:1] == " " else text)
+        return texts
+
+    async def sample_ids(self, requests: Sequence[GenerateRequest]) -> list[list[int]]:
+        """The token ids of seeded samples; a sample never depends on which other samples
+        are drawn with it (`arena.judges.hf.sampling`: blocks of a fixed shape, formed across
+        concurrent calls).
 
         The prompt follows the `xgl` rules: BOS, then the prompt with the whitespace
         convention. Special tokens are never sampled, so exactly `max_tokens` tokens come
-        out. With an empty prompt the sample's leading space (the convention's) is dropped.
+        out.
         """
         self._check_open()
         bos = self._encoder.bos_id
@@ -428,13 +438,11 @@ class HFJudge:
             for r, p in zip(requests, prompts, strict=True)
         ]
         todo = [i for i, r in enumerate(rows) if r.max_tokens > 0]
-        drawn = dict(zip(todo, await self._sample_queue().draw([rows[i] for i in todo]),
-                         strict=True))
-        texts = []
-        for i, r in enumerate(requests):
-            text = self._encoder.decode(drawn[i]) if i in drawn else ""
-            texts.append(text[1:] if not r.prompt and text[:1] == " " else text)
-        return texts
+        drawn = await self._sample_queue().draw([rows[i] for i in todo])
+        out: list[list[int]] = [[] for _ in rows]
+        for i, ids in zip(todo, drawn, strict=True):
+            out[i] = ids
+        return out
 
     def sampling_stats(self) -> dict[str, int]:
         """Sample blocks run so far and the real rows in them (the rest were fillers)."""

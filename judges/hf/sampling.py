@@ -59,9 +59,9 @@ def plan_blocks(rows: Sequence[SampleRow], width: int = SAMPLE_ROWS) -> list[lis
 
 class BlockForward:
     """The forward side of one block: the next-token logits (float64, on the CPU) of 1 to
-    `width` rows of one prompt length, run as `width` rows (the rest copies of the first)
-    with a KV cache. `next_logits()` runs the prompts; `next_logits(tokens)` feeds each
-    row its next token."""
+    `width` rows of one prompt length, run as `width` rows (the rest copies of the first,
+    their logits returned too: [width, vocab]) with a KV cache. `next_logits()` runs the
+    prompts; `next_logits(tokens)` feeds each real row its next token."""
 
     def __init__(
         self, model: Any, prompts: Sequence[Sequence[int]], device: str, width: int = SAMPLE_ROWS
@@ -95,7 +95,7 @@ class BlockForward:
             self._cache = cache if cache is not None else result.past_key_values  # 4.x name
             hidden = result.last_hidden_state if hasattr(result, "last_hidden_state") else result[0]
             logits = post_head(self._model.config, self._head(hidden[:, -1]))
-            return logits[: self._rows].double().cpu()
+            return logits.double().cpu()
 
 
 def sample_block(
@@ -117,35 +117,52 @@ def sample_block(
         gen = torch.Generator(device="cpu")
         gen.manual_seed(r.seed % (1 << 64))
         gens.append(gen)
-    banned_ids = list(banned)
+    banned_ids = torch.tensor(sorted(banned), dtype=torch.long)
+    # Temperatures per row of the block (fillers and greedy rows divide by 1).
+    temps = torch.tensor([r.temperature if r.temperature > 0 else 1.0 for r in rows]
+                         + [1.0] * (width - len(rows)), dtype=torch.float64)[:, None]
     out: list[list[int]] = [[] for _ in rows]
     tokens: list[int] | None = None
     with torch.inference_mode():
         for step in range(max(r.max_tokens for r in rows)):
             logits = forward.next_logits(tokens)
-            for i, r in enumerate(rows):
-                if step < r.max_tokens:  # a finished row runs on, on its last token
-                    out[i].append(_draw(logits[i], r, gens[i], banned_ids, vocab_limit))
+            drawn = _draw(logits, rows, gens, step, banned_ids, vocab_limit, temps)
+            for i, token in drawn.items():
+                out[i].append(token)
+            # a finished row runs on, on its last token
             tokens = [o[-1] if o else r.prompt_ids[-1] for o, r in zip(out, rows, strict=True)]
     return out
 
 
-def _draw(logits: Any, row: SampleRow, gen: Any, banned: list[int], vocab_limit: int) -> int:
-    """One token from one row's float64 logits (special ids and ids past the tokenizer's
-    vocabulary never drawn): argmax at temperature 0, else inverse-CDF with `gen`."""
+def _draw(logits: Any, rows: Sequence[SampleRow], gens: Sequence[Any], step: int,
+          banned: Any, vocab_limit: int, temps: Any) -> dict[int, int]:
+    """The next token of each row still drawing at `step`, from the block's float64 logits
+    [width, vocab] (special ids and ids past the tokenizer's vocabulary never drawn):
+    argmax at temperature 0, else inverse-CDF with the row's own generator. The whole
+    block is computed at once (a fixed shape, like its forward pass)."""
     import torch
 
-    logits[banned] = -math.inf
-    logits[vocab_limit:] = -math.inf
-    if row.temperature <= 0:
-        return int(torch.argmax(logits))
-    probs = torch.softmax(logits / row.temperature, dim=0)
-    cdf = torch.cumsum(probs, dim=0)
-    u = torch.rand((), generator=gen, dtype=torch.float64) * cdf[-1]
-    token = min(int(torch.searchsorted(cdf, u, right=True)), len(cdf) - 1)
-    while probs[token] == 0 and token > 0:  # never land on a banned id
-        token -= 1
-    return token
+    logits[:, banned] = -math.inf
+    logits[:, vocab_limit:] = -math.inf
+    probs = torch.softmax(logits / temps, dim=1)
+    cdf = torch.cumsum(probs, dim=1)
+    live = [i for i, r in enumerate(rows) if step < r.max_tokens]
+    u = torch.zeros(logits.shape[0], dtype=torch.float64)
+    for i in live:
+        if rows[i].temperature > 0:
+            u[i] = torch.rand((), generator=gens[i], dtype=torch.float64)
+    picks = torch.searchsorted(cdf, (u * cdf[:, -1])[:, None], right=True)[:, 0].tolist()
+    drawn: dict[int, int] = {}
+    last = logits.shape[1] - 1
+    for i in live:
+        if rows[i].temperature <= 0:
+            drawn[i] = int(torch.argmax(logits[i]))
+            continue
+        token = min(picks[i], last)
+        while probs[i, token] == 0 and token > 0:  # never land on a banned id
+            token -= 1
+        drawn[i] = token
+    return drawn
 
 
 def _cache_argument(base: Any) -> str:
