@@ -10,6 +10,8 @@ On a CPU, rows run in passes so activations stay in cache, several at once on la
 lane takes passes of `CPU_PASS_TOKENS` and its LM head `CPU_HEAD_ROWS` rows at a time.
 Requests are packed several to a row, common prefixes computed once (`arena.judges.hf.packing`),
 when a one-time self-test shows the model handles packed rows exactly; else they are padded.
+Seeded samples (`generate`) are drawn in fixed 16-row blocks shared by concurrent calls
+(`arena.judges.hf.sampling`, `arena.judges.hf.sample_queue`), on a CPU on one-thread lanes.
 Importing this module does not import torch.
 """
 
