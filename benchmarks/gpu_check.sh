@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU checks of issues 19 and 21 in one bounded run, for a lent GPU machine (the project's
+# The GPU checks of issues 19, 21 and 35 in one bounded run, for a lent GPU machine (the project's
 # CI stays on CPU). Each step has its own time limit and writes its log to $OUT/<step>.log;
 # the last line of each is echoed. Packages the machine lacks can be given as wheels in .whl/
 # (.site/ may hold the project's dist-info, for its plugin entry points, where it is not
@@ -48,6 +48,10 @@ replicas() {
   step replicas 60 python3 benchmarks/gpu_judge_bench.py --device cuda --sizes llama-1b \
     --dtypes bfloat16 --replicas 2 --max-batch-tokens 16384
 }
+map_prep() {
+  step map_prep 240 python3 benchmarks/map_prep_bench.py --device cuda \
+    --maps 256,256 --before 16,16 --alone 8,8
+}
 finetune_gpu() {
   step finetune_gpu 60 python3 benchmarks/scope_bench.py --count 0 --games condense \
     --finetune-budget 32000 --player-shape gpt2-small --device cuda
@@ -58,5 +62,5 @@ finetune_cpu() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(tests judge judge_unpacked finetune_gpu finetune_cpu replicas)
+[ ${#steps[@]} -eq 0 ] && steps=(tests judge judge_unpacked map_prep finetune_gpu finetune_cpu replicas)
 for one in "${steps[@]}"; do "$one"; done

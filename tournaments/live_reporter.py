@@ -6,8 +6,9 @@ writes them at most once per `interval_s`, in a worker thread, and only when som
 changed, or every `beat_s` regardless so a reader can tell a live run from a killed one.
 A failing heartbeat write is logged and retried later: it never stops a run.
 
-The heartbeat says the run's phase: making maps (k of N) first, then playing; the rate and
-ETA count only the time since play began (`arena.tournaments.progress.MatchClock`).
+The heartbeat says the run's phase: making maps (k of N) until the first map is ready, then
+playing (maps k of N still counted while the rest are made); the rate and ETA count only the
+time since play began (`arena.tournaments.progress.MatchClock`).
 """
 
 from __future__ import annotations
@@ -85,12 +86,12 @@ class LiveReporter:
     # ------------------------------------------------------------------ executor side
 
     def preparing(self, done: int, total: int) -> None:
-        """`done` of the `total` maps of this run are ready."""
-        self._phase, self._maps = PREPARING, (done, total)
+        """`done` of the `total` maps of this run are ready (play may have begun)."""
+        self._maps = (done, total)
         self._changed = True
 
     def playing(self) -> None:
-        """Maps are ready; the match clock starts."""
+        """A first map is ready: matches start (more maps may follow); the clock starts."""
         self._phase = PLAYING
         self._clock.playing()
         self._changed = True

@@ -26,7 +26,7 @@ class ProgressSink(Protocol):
         """`done` of the `total` maps this run needs are made (or found stored)."""
 
     def playing(self) -> None:
-        """Maps are ready: matches start now."""
+        """A first map is ready: matches start now (further maps are made meanwhile)."""
 
     def stored(self, match: FinishedMatch, written: bool) -> None:
         """A match reached the database (`written` is False for a duplicate key)."""
@@ -63,6 +63,10 @@ class MatchClock:
     def playing(self) -> None:
         if self._since is None:
             self._since = self._clock()
+
+    @property
+    def started(self) -> bool:
+        return self._since is not None
 
     def stored(self) -> None:
         self.playing()  # a sink that never heard `playing` starts the clock at the first
@@ -160,6 +164,8 @@ class RichProgress:
         self._progress.start()
 
     def preparing(self, done: int, total: int) -> None:
+        if self._clock.started:  # play has begun: the bar keeps the ETA
+            return
         self._status = f"preparing maps {done}/{total}"
         self._show()
 

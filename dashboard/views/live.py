@@ -45,7 +45,7 @@ def live_panel() -> None:
         if preparing:
             cols[1].metric("Phase", f"preparing maps {row.maps_done}/{row.maps_total}",
                            help="Making the maps (stories) the matches are played on; "
-                                "matches start when every map is ready.")
+                                "a map's matches start as soon as it is ready.")
             cols[2].metric("ETA", "after preparation",
                            help="Counted from the match rate once play begins.")
         else:
@@ -59,8 +59,10 @@ def live_panel() -> None:
             st.progress(min(1.0, row.maps_done / max(row.maps_total, 1)),
                         text=f"Preparing maps {row.maps_done}/{row.maps_total}")
         else:
+            making = (f", maps {row.maps_done}/{row.maps_total} ready"
+                      if row.maps_done < row.maps_total else "")
             st.progress(min(1.0, row.finished / max(row.total, 1)),
-                        text=f"Playing: {row.finished}/{row.total} matches stored")
+                        text=f"Playing: {row.finished}/{row.total} matches stored{making}")
         if row.stale:
             st.warning(f"Run {row.run} says running but stopped reporting: its process may "
                        "have been killed.")

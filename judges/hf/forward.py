@@ -75,7 +75,7 @@ def base_and_head(model: Any) -> tuple[Any, Any]:
     return base, head
 
 
-def _post_head(config: Any, logits: Any) -> Any:
+def post_head(config: Any, logits: Any) -> Any:
     """Logit transforms some architectures apply after the head (kept exact)."""
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
     scale = getattr(text, "logit_scale", None)  # Cohere multiplies
@@ -323,7 +323,7 @@ def _head_logprobs(model: Any, picked: Any, targets: Any, rows: int | None = Non
     vocab = int(getattr(head, "out_features", 0) or model.config.vocab_size)
     step = rows or max(1, HEAD_CHUNK_ELEMENTS // max(1, vocab))
     for start in range(0, n, step):
-        logits = _post_head(model.config, head(picked[start : start + step])).float()
+        logits = post_head(model.config, head(picked[start : start + step])).float()
         tgt = targets[start : start + step, None]
         logprobs[start : start + step] = torch.log_softmax(logits, dim=1).gather(1, tgt).squeeze(1)
     return logprobs
@@ -371,48 +371,3 @@ def packing_works(model: Any, device: str) -> bool:
 def _hidden(base: Any, ids: Any, extra: dict[str, Any]) -> Any:
     out = base(input_ids=ids, use_cache=False, **extra)
     return out.last_hidden_state if hasattr(out, "last_hidden_state") else out[0]
-
-
-def sample_tokens(
-    model: Any,
-    prompt_ids: Sequence[int],
-    *,
-    max_tokens: int,
-    seed: int,
-    temperature: float,
-    banned: Sequence[int],
-    vocab_limit: int,
-    device: str,
-) -> list[int]:
-    """Sample `max_tokens` token ids after `prompt_ids`, one request alone.
-
-    A fresh CPU generator per request and inverse-CDF sampling in float64 on the CPU make
-    the draw independent of batching and of the device's sampling kernels: the same seed
-    gives the same tokens in any process on the same kind of device.
-    """
-    import torch
-
-    gen = torch.Generator(device="cpu")
-    gen.manual_seed(seed % (1 << 64))
-    out: list[int] = []
-    with torch.inference_mode():
-        ids = torch.tensor([list(prompt_ids)], dtype=torch.long, device=device)
-        res = model(input_ids=ids, use_cache=True)
-        for step in range(max_tokens):
-            logits = res.logits[0, -1].double().cpu()
-            logits[list(banned)] = -math.inf
-            logits[vocab_limit:] = -math.inf
-            if temperature <= 0:
-                token = int(torch.argmax(logits))
-            else:
-                probs = torch.softmax(logits / temperature, dim=0)
-                cdf = torch.cumsum(probs, dim=0)
-                u = torch.rand((), generator=gen, dtype=torch.float64) * cdf[-1]
-                token = min(int(torch.searchsorted(cdf, u, right=True)), len(cdf) - 1)
-                while probs[token] == 0 and token > 0:  # never land on a banned id
-                    token -= 1
-            out.append(token)
-            if step + 1 < max_tokens:
-                nxt = torch.tensor([[token]], dtype=torch.long, device=device)
-                res = model(input_ids=nxt, past_key_values=res.past_key_values, use_cache=True)
-    return out

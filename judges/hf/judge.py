@@ -10,6 +10,8 @@ On a CPU, rows run in passes so activations stay in cache, several at once on la
 lane takes passes of `CPU_PASS_TOKENS` and its LM head `CPU_HEAD_ROWS` rows at a time.
 Requests are packed several to a row, common prefixes computed once (`arena.judges.hf.packing`),
 when a one-time self-test shows the model handles packed rows exactly; else they are padded.
+Seeded samples (`generate`) are drawn in fixed 16-row blocks shared by concurrent calls
+(`arena.judges.hf.sampling`, `arena.judges.hf.sample_queue`), on a CPU on one-thread lanes.
 Importing this module does not import torch.
 """
 
@@ -23,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 from arena.errors import ConfigError, JudgeError
 from arena.judges.hf.batching import padded_cost, plan_batches, plan_packed_batches, row_passes
@@ -36,7 +38,6 @@ from arena.judges.hf.forward import (
     prepare_batch,
     prepare_packed,
     run_prepared,
-    sample_tokens,
 )
 from arena.judges.hf.lanes import lane_pool
 from arena.judges.hf.load import (
@@ -48,11 +49,12 @@ from arena.judges.hf.load import (
     require_torch,
 )
 from arena.judges.hf.packing import plan_rows
+from arena.judges.hf.sample_queue import SampleQueue, SampleSlots
+from arena.judges.hf.sampling import SAMPLE_THREADS, SampleRow, sample_block
 from arena.judges.hf.tokens import TextEncoder
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.specs import Spec
 
-T = TypeVar("T")
 log = logging.getLogger(__name__)
 # Tokens per forward pass on a CPU (a batch runs as several). One-thread lanes: on this
 # project's 2-core AMD machine a float32 matmul of the bundled judge's shapes ran at ~100
@@ -97,6 +99,19 @@ class _Replica:
             None if not cpu else CPU_PASS_TOKENS if single else CPU_PASS_TOKENS_SHARED
         )
         self.head_rows = CPU_HEAD_ROWS if single else None
+        # Sampling lanes (CPU): one block each, on one torch thread (made at the first sample).
+        self.sample_lanes = max(1, require_torch()[0].get_num_threads()) if cpu else 0
+        self.sampler: ThreadPoolExecutor | None = None
+
+    def sample_slots(self, run: Callable[[_Replica, Sequence[SampleRow]], list[list[int]]]
+                     ) -> SampleSlots:
+        """Where this replica draws sample blocks: its sampling lanes on a CPU, else its
+        worker thread, one block at a time."""
+        if self.sample_lanes:
+            if self.sampler is None:
+                self.sampler = lane_pool(self.sample_lanes, SAMPLE_THREADS, "judge-sample")
+            return SampleSlots(self.sampler, self.sample_lanes, lambda rows: run(self, rows))
+        return SampleSlots(self.executor, 1, lambda rows: run(self, rows))
 
     def threads_note(self) -> str:
         """How this replica uses the CPU's threads (for the log and benchmarks)."""
@@ -116,6 +131,8 @@ class _Replica:
         self.executor.shutdown(True)
         if self.lanes is not None:
             self.lanes.shutdown(True)
+        if self.sampler is not None:
+            self.sampler.shutdown(True)
 
 
 class HFJudge:
@@ -162,6 +179,7 @@ class HFJudge:
         self._stats = dict.fromkeys(keys, 0.0)
         self._packing: bool | None = None if packing else False  # None: not tested yet
         self._attention_width = attention_width(models[0][0]) if packing else math.inf
+        self._sampling: SampleQueue | None = None  # made at the first `generate`
         self._closed = False
 
     @classmethod
@@ -380,14 +398,6 @@ class HFJudge:
             self._stats["busy_s"] += time.perf_counter() - start
         return values
 
-    async def _on_replica(self, cost: int, work: Callable[[_Replica], T]) -> T:
-        rep = min(self._replicas, key=lambda r: r.load)
-        rep.load += cost
-        try:
-            return await asyncio.get_running_loop().run_in_executor(rep.executor, work, rep)
-        finally:
-            rep.load -= cost
-
     # ------------------------------------------------------------------ text
 
     async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
@@ -395,11 +405,23 @@ class HFJudge:
         return self._encoder.tokenize(texts)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
-        """Seeded samples of about `max_tokens` tokens, each drawn alone (batch-independent).
+        """Seeded samples of about `max_tokens` tokens (`sample_ids`, decoded). With an
+        empty prompt the sample's leading space (the whitespace convention's) is dropped."""
+        ids = await self.sample_ids(requests)
+        texts = []
+        for r, tokens in zip(requests, ids, strict=True):
+            text = self._encoder.decode(tokens) if tokens else ""
+            texts.append(text[1:] if not r.prompt and text[:1] == " " else text)
+        return texts
+
+    async def sample_ids(self, requests: Sequence[GenerateRequest]) -> list[list[int]]:
+        """The token ids of seeded samples; a sample never depends on which other samples
+        are drawn with it (`arena.judges.hf.sampling`: blocks of a fixed shape, formed across
+        concurrent calls).
 
         The prompt follows the `xgl` rules: BOS, then the prompt with the whitespace
         convention. Special tokens are never sampled, so exactly `max_tokens` tokens come
-        out. With an empty prompt the sample's leading space (the convention's) is dropped.
+        out.
         """
         self._check_open()
         bos = self._encoder.bos_id
@@ -413,30 +435,42 @@ class HFJudge:
                     f"Cannot sample {r.max_tokens} tokens after a prompt of {len(p.ids)} "
                     f"tokens: the judge's window is {self.max_length} tokens. Ask for fewer."
                 )
-        banned = sorted(self._encoder.special_ids)
+        rows = [
+            SampleRow((bos, *p.ids), r.max_tokens, r.seed, r.temperature)
+            for r, p in zip(requests, prompts, strict=True)
+        ]
+        todo = [i for i, r in enumerate(rows) if r.max_tokens > 0]
+        drawn = await self._sample_queue().draw([rows[i] for i in todo])
+        out: list[list[int]] = [[] for _ in rows]
+        for i, ids in zip(todo, drawn, strict=True):
+            out[i] = ids
+        return out
 
-        async def one(r: GenerateRequest, prompt_ids: tuple[int, ...]) -> str:
-            if r.max_tokens <= 0:
-                return ""
-            ids = await self._on_replica(
-                len(prompt_ids) + r.max_tokens,
-                lambda rep: sample_tokens(
-                    rep.model,
-                    (bos, *prompt_ids),
-                    max_tokens=r.max_tokens,
-                    seed=r.seed,
-                    temperature=r.temperature,
-                    banned=banned,
-                    vocab_limit=self._vocab_limit,
-                    device=rep.device,
-                ),
+    def sampling_stats(self) -> dict[str, int]:
+        """Sample blocks run so far and the real rows in them (the rest were fillers)."""
+        if self._sampling is None:
+            return {"blocks": 0, "rows": 0}
+        return dict(self._sampling.stats)
+
+    def _sample_queue(self) -> SampleQueue:
+        if self._sampling is None:
+            self._sampling = SampleQueue([r.sample_slots(self._sample_block)
+                                          for r in self._replicas])
+        return self._sampling
+
+    def _sample_block(self, rep: _Replica, rows: Sequence[SampleRow]) -> list[list[int]]:
+        """One block on `rep` (in a sampling slot's thread)."""
+        try:
+            return sample_block(
+                rep.model,
+                rows,
+                banned=sorted(self._encoder.special_ids),
+                vocab_limit=self._vocab_limit,
+                device=rep.device,
             )
-            text = self._encoder.decode(ids)
-            return text[1:] if not r.prompt and text[:1] == " " else text
-
-        return list(
-            await asyncio.gather(*(one(r, p.ids) for r, p in zip(requests, prompts, strict=True)))
-        )
+        except Exception as exc:
+            _release_cuda_memory(exc, rep.device)
+            raise
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.storage import Store
-from arena.storage.live import PREPARING, RunProgress, write_live
+from arena.storage.live import PLAYING, PREPARING, RunProgress, write_live
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_live import copy_db
 
@@ -31,3 +31,28 @@ def test_a_run_making_its_maps_says_so(open_app: OpenApp, arena_db: str, tmp_pat
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Phase"] == "preparing maps 4/30"
     assert metrics["ETA"] == "after preparation" and metrics["Finished"] == "0/300"
+
+
+def test_a_run_playing_while_maps_are_made_shows_both(open_app: OpenApp, arena_db: str,
+                                                      tmp_path: Path) -> None:
+    """Issue 35: matches of a ready map play while the other maps are made: the page shows
+    the match rate and ETA, and how many maps are ready."""
+    url = copy_db(arena_db, tmp_path)
+    store = Store.open(url)
+    try:
+        with store.engine.connect() as conn:
+            run_id, tournament_id = conn.exec_driver_sql(
+                "SELECT r.id, r.tournament_id FROM runs r JOIN tournaments t ON "
+                "t.id = r.tournament_id WHERE t.name = 'nightly' ORDER BY r.id DESC").first()
+        write_live(store.engine, RunProgress(
+            run_id=run_id, tournament_id=tournament_id, status="running", total=300,
+            done_before=0, done=12, matches_per_min=6.0, eta_s=2880.0,
+            started_at=datetime.now(UTC), phase=PLAYING, maps_done=17, maps_total=30))
+    finally:
+        store.close()
+    at = open_app(None, {"tournament": "nightly"}, url=url)
+    no_exception(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert "Phase" not in metrics and metrics["ETA"] == "48m00s"
+    bars = [e.proto.text for e in at.get("progress")]
+    assert any("maps 17/30 ready" in text for text in bars), bars

@@ -110,7 +110,7 @@ class Recorder:
         self.calls.append(("close", 0, 0))
 
 
-async def test_a_run_reports_its_map_preparation_before_any_match(tmp_path: Path) -> None:
+async def test_a_run_reports_its_map_preparation_before_play(tmp_path: Path) -> None:
     registry: Registry = fx.registry()
     path = fx.tournament_file(tmp_path, fx.SMALL)
     prepared = prepare_tournament(load_tournament(path, registry), registry, str(path))
@@ -127,8 +127,9 @@ async def test_a_run_reports_its_map_preparation_before_any_match(tmp_path: Path
     assert kinds[0] == "start" and kinds[-1] == "close"
     preparing = [c for c in sink.calls if c[0] == "preparing"]
     assert preparing[0] == ("preparing", 0, maps) and preparing[-1] == ("preparing", maps, maps)
-    assert kinds.index("playing") > max(i for i, k in enumerate(kinds) if k == "preparing")
-    assert kinds.index("playing") < kinds.index("stored")
+    # play begins once a first map is ready (issue 35: the rest are made meanwhile)
+    first_ready = next(i for i, c in enumerate(sink.calls) if c[0] == "preparing" and c[1])
+    assert first_ready < kinds.index("playing") < kinds.index("stored")
     assert (beat.phase, beat.maps_done, beat.maps_total) == (PLAYING, maps, maps)
 
 
@@ -154,3 +155,29 @@ def test_a_version_7_database_gains_the_phase_columns(tmp_path: Path) -> None:
         assert {"phase", "maps_done", "maps_total"} <= columns
     finally:
         store.close()
+
+
+def test_maps_made_after_play_began_keep_the_phase_and_the_eta(tmp_path: Path) -> None:
+    """Issue 35: maps are made while matches play; a map ready after the first match keeps
+    the heartbeat's phase at playing (with the map count) and the bar's ETA."""
+    store = Store.open(sqlite_url(tmp_path / "o.db"))
+    try:
+        reporter = LiveReporter(store, run_id=1, tournament_id=1, total=10, done_before=0)
+        reporter.preparing(1, 5)
+        reporter.playing()
+        reporter.stored(record(), True)
+        reporter.preparing(2, 5)
+        now = reporter.progress()
+        assert (now.phase, now.maps_done, now.maps_total) == (PLAYING, 2, 5)
+        assert now.eta_s is not None
+    finally:
+        store.close()
+    bar = RichProgress("demo")
+    bar.start(total=10, done=0)
+    bar.preparing(1, 5)
+    bar.playing()
+    bar.stored(record(), True)
+    bar.preparing(2, 5)
+    shown = bar.render_text(100)
+    bar.close()
+    assert "ETA " in shown and "preparing maps" not in shown, shown

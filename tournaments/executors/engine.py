@@ -5,7 +5,8 @@
   whole in one transaction (`arena.storage.MatchWriter`), so a kill leaves a match complete
   or absent. A match stored as `error` is played again.
 - Maps are resolved once per (game, map seed) and stored before any match on them is
-  played; stored texts are reused, so every entrant plays identical maps.
+  played; stored texts are reused, so every entrant plays identical maps. Maps are made
+  while matches play: a match waits for its own map only (`map_prep.MapPreparation`).
 - Claims: each match is claimed in the database before it is played
   (`arena.storage.claims`), so several drivers on one database (Postgres) never play a
   match twice; claims are renewed while the run lives and freed when it ends or is found
@@ -32,11 +33,10 @@ from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.story import StorySource
 from arena.redaction import redact
-from arena.runtime.maps import GameMap, JudgeStorySource, resolve_map
+from arena.runtime.maps import GameMap, JudgeStorySource
 from arena.runtime.match import MatchConfig
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy
-from arena.runtime.seeds import story_seed
 from arena.specs import parse_spec
 from arena.storage import (
     MATCH_ERROR,
@@ -47,6 +47,7 @@ from arena.storage import (
     Store,
     claims,
 )
+from arena.tournaments.executors.map_prep import MapPreparation
 from arena.tournaments.live_reporter import LiveReporter
 from arena.tournaments.match_task import EventHook, MatchContext, judge_backend, play_plan
 from arena.tournaments.pairings import MatchPlan
@@ -218,59 +219,6 @@ def _setup(store: Store, tournament: PreparedTournament, judge: Judge) -> _Setup
     )
 
 
-async def _resolve_maps(
-    plans: Iterable[MatchPlan],
-    tournament: PreparedTournament,
-    store: Store,
-    source: StorySource,
-    game_ids: Mapping[str, int],
-    limits: Limits,
-    seed_key: bytes,
-    on_map: Callable[[int, int], None] = lambda done, total: None,
-) -> tuple[dict[tuple[str, int], tuple[int, GameMap]], dict[tuple[str, int], str]]:
-    """Stored maps for every (game, map index) of `plans`, made and stored if missing (texts
-    sampled under the tournament's secret key: `arena.runtime.seeds.story_seed`);
-    `on_map(done, total)` follows the preparation."""
-    wanted = {(p.game, p.map_index): p.map_seed for p in plans}
-    maps: dict[tuple[str, int], tuple[int, GameMap]] = {}
-    failures: dict[tuple[str, int], str] = {}
-    ready = [0]
-    on_map(0, len(wanted))
-
-    async def one(game: str, index: int, seed: int) -> None:
-        try:
-            await make(game, index, seed)
-        finally:
-            ready[0] += 1
-            on_map(ready[0], len(wanted))
-
-    async def make(game: str, index: int, seed: int) -> None:
-        game_id = game_ids[game]
-        # A source of fixed maps (xent-maps) serves map `index` of `game` by name.
-        for_map = getattr(source, "for_map", None)
-        bound: StorySource = source if for_map is None else for_map(game, index)
-        found = await asyncio.to_thread(store.find_map, game_id, seed, bound.name)
-        if found is None:
-            try:
-                async with limits.slot(()):
-                    made = await resolve_map(
-                        tournament.games[game].program, story_seed(seed_key, seed), bound
-                    )
-            except Exception as error:  # this map's matches wait for the next run
-                failures[(game, index)] = redact(f"{type(error).__name__}: {error}")
-                return
-            found = await asyncio.to_thread(
-                store.ensure_map, game_id, seed, bound.name, made.stories
-            )
-        map_id, stories = found
-        maps[(game, index)] = (map_id, GameMap(seed=seed, stories=stories))
-
-    async with asyncio.TaskGroup() as group:
-        for (game, index), seed in wanted.items():
-            group.create_task(one(game, index, seed))
-    return maps, failures
-
-
 def _first(group: BaseExceptionGroup[StorageError]) -> StorageError:
     found = group.exceptions[0]
     return _first(found) if isinstance(found, BaseExceptionGroup) else found
@@ -355,22 +303,35 @@ async def run_tournament(
             live.preparing(done, total)
             sink.preparing(done, total)
 
-        maps, failed = await _resolve_maps(
-            pending, tournament, store, source, game_ids, limits, setup.seed_key, preparing
+        maps = MapPreparation(
+            pending, tournament, store, source, game_ids, setup.seed_key, preparing
         )
-        live.playing()
-        sink.playing()
-        summary.map_failures = sum((p.game, p.map_index) in failed for p in pending)
+        began: list[bool] = []
+
+        def playing() -> None:  # once, when the first map is ready (or none can be)
+            if not began:
+                began.append(True)
+                live.playing()
+                sink.playing()
+
+        async def prepare() -> None:
+            await maps.run()
+            playing()
 
         provider = {p.player: parse_spec(p.player).name for p in config.participants}
 
         async def play(plan: MatchPlan) -> None:
+            found = await maps.wait(plan)
+            if found is None:  # its map could not be made: the next run plays it
+                summary.map_failures += 1
+                return
+            playing()
             providers = [provider[s.spec] for s in plan.seats]
             async with limits.slot(providers):
                 if not await book.take(plan.key):  # another driver plays it, or stored it
                     summary.claimed_elsewhere += 1
                     return
-                map_id, game_map = maps[(plan.game, plan.map_index)]
+                map_id, game_map = found
                 game = tournament.games[plan.game]
                 live.match_started(plan)
                 try:
@@ -380,10 +341,10 @@ async def run_tournament(
             writer.submit(match)
 
         async with MatchWriter(store, on_written=stored) as writer, asyncio.TaskGroup() as group:
+            group.create_task(prepare())
             for plan in pending:
-                if (plan.game, plan.map_index) in maps:
-                    group.create_task(play(plan))
-        summary.status = "done" if not failed else "incomplete"
+                group.create_task(play(plan))
+        summary.status = "done" if not maps.failures else "incomplete"
     except BaseExceptionGroup as group:
         summary.status = "failed"
         storage = group.subgroup(StorageError)

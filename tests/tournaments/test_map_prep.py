@@ -1,0 +1,185 @@
+"""Maps are made while matches play (issue 35, item 2): a match waits for its own map only,
+matches whose maps are ready take free slots in plan order, and a stored map is never
+drawn again (the seeded-once rule: resume reuses the stored texts)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.judges.ngram import NgramJudge
+from arena.plugins.registry import Registry
+from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
+from arena.protocols.story import StoryRequest
+from arena.runtime.maps import JudgeStorySource
+from arena.storage import FinishedMatch, Store, sqlite_url
+from arena.storage.live import PLAYING, live_runs
+from arena.tournaments.config import load_tournament
+from arena.tournaments.executors.engine import run_tournament
+from arena.tournaments.executors.map_prep import MapPreparation
+from arena.tournaments.prepare import PreparedTournament, prepare_tournament
+from tests.tournaments import arena_fixtures as fx
+
+MANY_MAPS = fx.SMALL.replace("maps = 2", "maps = 4")
+
+
+class GatedJudge:
+    """The n-gram judge, except that only its first `generate` call answers before a match
+    has scored something: the rest of the maps can only be made once play has begun."""
+
+    def __init__(self) -> None:
+        self._inner = NgramJudge()
+        self.scored = asyncio.Event()
+        self.generate_calls = 0
+
+    @property
+    def info(self) -> JudgeInfo:
+        return self._inner.info
+
+    async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
+        self.scored.set()
+        return await self._inner.score(requests)
+
+    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+        return await self._inner.tokenize(texts)
+
+    async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
+        self.generate_calls += 1
+        if self.generate_calls > 1:
+            await self.scored.wait()
+        return await self._inner.generate(requests)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, int]] = []
+        self.keys: list[str] = []
+
+    def start(self, total: int, done: int) -> None:
+        self.calls.append(("start", total, done))
+
+    def preparing(self, done: int, total: int) -> None:
+        self.calls.append(("preparing", done, total))
+
+    def playing(self) -> None:
+        self.calls.append(("playing", 0, 0))
+
+    def stored(self, match: FinishedMatch, written: bool) -> None:
+        self.calls.append(("stored", 0, 0))
+        self.keys.append(match.key)
+
+    def close(self) -> None:
+        self.calls.append(("close", 0, 0))
+
+
+def prepared(tmp_path: Path, registry: Registry, body: str = MANY_MAPS) -> PreparedTournament:
+    path = fx.tournament_file(tmp_path, body)
+    return prepare_tournament(load_tournament(path, registry), registry, str(path))
+
+
+async def test_matches_of_a_ready_map_play_while_the_other_maps_are_made(tmp_path: Path) -> None:
+    """Before: every map was made before any match, so this judge (later maps wait for a
+    first score) never finished a run."""
+    registry = fx.registry()
+    tournament = prepared(tmp_path, registry)
+    maps = len({(p.game, p.map_index) for p in tournament.plans})
+    store = Store.open(sqlite_url(tmp_path / "o.db"))
+    sink, judge = Recorder(), GatedJudge()
+    try:
+        summary = await asyncio.wait_for(
+            run_tournament(tournament, registry=registry, judge=judge, store=store,
+                           progress=sink),
+            timeout=60,
+        )
+        beat = live_runs(store.engine, tournament="small")[0].progress
+    finally:
+        store.close()
+    assert (summary.status, summary.written) == ("done", len(tournament.plans))
+    assert judge.generate_calls == maps
+    kinds = [c[0] for c in sink.calls]
+    preparing = [c for c in sink.calls if c[0] == "preparing"]
+    assert preparing[0] == ("preparing", 0, maps) and preparing[-1] == ("preparing", maps, maps)
+    # play began before the maps were all made, and the phase stays "playing" meanwhile
+    last_map = max(i for i, k in enumerate(kinds) if k == "preparing")
+    assert kinds.index("playing") < last_map
+    assert kinds.count("playing") == 1
+    assert (beat.phase, beat.maps_done, beat.maps_total) == (PLAYING, maps, maps)
+
+
+async def test_matches_whose_maps_are_ready_start_in_plan_order(tmp_path: Path) -> None:
+    """All maps stored (a resume): the matches wake in the plan's order, whichever order
+    their maps are in (the executor's order of pending matches is kept)."""
+    registry = fx.registry()
+    tournament = prepared(tmp_path, registry)
+    store = Store.open(sqlite_url(tmp_path / "r.db"))
+    try:
+        await run_tournament(tournament, registry=registry,
+                             judge=registry.create_judge("ngram"), store=store)
+        setup_ids = {g: store.ensure_games([tournament.games[g].info])[0]
+                     for g in tournament.games}
+        key = store.tournament_seed_key(store.tournament_id("small") or 0)
+        # an order that alternates maps (plans come grouped by map from the pairing)
+        plans = sorted(tournament.plans, key=lambda p: (p.seats[0].participant, p.map_index,
+                                                        p.game))
+        assert len({(p.game, p.map_index) for p in plans[:3]}) > 1
+        source = JudgeStorySource(registry.create_judge("ngram"))
+        prep = MapPreparation(plans, tournament, store, source, setup_ids, key)
+        woken: list[str] = []
+
+        async def match(plan_key: str, plan: object) -> None:
+            await prep.wait(plan)  # type: ignore[arg-type]
+            woken.append(plan_key)
+
+        async with asyncio.TaskGroup() as group:
+            group.create_task(prep.run())
+            for p in reversed(plans):  # waiting order must not matter either
+                group.create_task(match(p.key, p))
+    finally:
+        store.close()
+    assert woken == [p.key for p in plans]
+
+
+class RefusingSource:
+    """A story source that must not be asked: every map is stored already."""
+
+    name = "judge:ngram"
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def stories(self, requests: Sequence[StoryRequest]) -> list[str]:
+        self.asked += 1
+        raise AssertionError("a stored map was drawn again")
+
+
+async def test_a_stored_map_is_never_drawn_again(tmp_path: Path) -> None:
+    """The seeded-once rule: a map's texts are drawn once and stored; a resumed run (even
+    with a judge that would now draw other texts, e.g. on another device) plays the stored
+    ones and never asks the source."""
+    registry = fx.registry()
+    tournament = prepared(tmp_path, registry)
+    store = Store.open(sqlite_url(tmp_path / "s.db"))
+    try:
+        await run_tournament(tournament, registry=registry,
+                             judge=registry.create_judge("ngram"), store=store)
+        game_ids = {g: store.ensure_games([tournament.games[g].info])[0]
+                    for g in tournament.games}
+        key = store.tournament_seed_key(store.tournament_id("small") or 0)
+        first = {(p.game, p.map_index): store.find_map(game_ids[p.game], p.map_seed,
+                                                       "judge:ngram")
+                 for p in tournament.plans}
+        source = RefusingSource()
+        prep = MapPreparation(tournament.plans, tournament, store, source, game_ids, key)
+        await prep.run()
+        again = {(p.game, p.map_index): await prep.wait(p) for p in tournament.plans}
+    finally:
+        store.close()
+    assert source.asked == 0 and not prep.failures
+    for map_key, found in again.items():
+        assert found is not None and first[map_key] is not None
+        assert found[0] == first[map_key][0]  # type: ignore[index]
+        assert dict(found[1].stories) == first[map_key][1]  # type: ignore[index]
