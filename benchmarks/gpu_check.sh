@@ -2,8 +2,9 @@
 # The GPU checks of issues 19, 21 and 35 in one bounded run, for a lent GPU machine (the project's
 # CI stays on CPU). Each step has its own time limit and writes its log to $OUT/<step>.log;
 # the last line of each is echoed. Packages the machine lacks can be given as wheels in .whl/
-# (.site/ may hold the project's dist-info, for its plugin entry points, where it is not
-# installed).
+# Step limits and sizes: TESTS_S, JUDGE_S, JUDGE_SIZES, JUDGE_REQUESTS, MAP_PREP_S,
+# MAP_PREP_MAPS, MAP_PREP_BEFORE. (.site/ may hold the project's dist-info, for its plugin
+# entry points, where it is not installed).
 #
 #   OUT=/tmp/gpu bash benchmarks/gpu_check.sh [steps...]   (default: every step)
 set -u
@@ -33,12 +34,13 @@ step() {  # step NAME SECONDS COMMAND...
 }
 
 tests() {
-  step tests 120 python3 -m pytest -q -rfE --device cuda tests/judges \
+  step tests "${TESTS_S:-120}" python3 -m pytest -q -rfE --device cuda tests/judges \
     tests/players/test_hf_player.py tests/gamespace/test_transfer_oracle.py
 }
 judge() {
-  step judge 240 python3 benchmarks/gpu_judge_bench.py --device cuda \
-    --sizes gpt2-small,llama-1b --dtypes float32,bfloat16
+  step judge "${JUDGE_S:-240}" python3 benchmarks/gpu_judge_bench.py --device cuda \
+    --sizes "${JUDGE_SIZES:-bundled,gpt2-small,llama-1b}" --dtypes float32,bfloat16 \
+    --requests "${JUDGE_REQUESTS:-2048}"
 }
 judge_unpacked() {
   step judge_unpacked 120 python3 benchmarks/gpu_judge_bench.py --device cuda \
@@ -49,8 +51,8 @@ replicas() {
     --dtypes bfloat16 --replicas 2 --max-batch-tokens 16384
 }
 map_prep() {
-  step map_prep 240 python3 benchmarks/map_prep_bench.py --device cuda \
-    --maps 256,256 --before 16,16 --alone 8,8
+  step map_prep "${MAP_PREP_S:-240}" python3 benchmarks/map_prep_bench.py --device cuda \
+    --maps "${MAP_PREP_MAPS:-256,256}" --before "${MAP_PREP_BEFORE:-16,16}" --alone 8,8
 }
 finetune_gpu() {
   step finetune_gpu 60 python3 benchmarks/scope_bench.py --count 0 --games condense \
