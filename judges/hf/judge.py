@@ -49,6 +49,7 @@ from arena.judges.hf.load import (
 )
 from arena.judges.hf.packing import plan_rows
 from arena.judges.hf.tokens import TextEncoder
+from arena.protocols.dialect import Dialect
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.specs import Spec
 
@@ -332,7 +333,7 @@ class HFJudge:
 
         await asyncio.gather(*(run(b) for b in batches))
         return [
-            TokenScores(tokens=e.scored_pieces, bits=tuple(bits.get(i, ())))
+            TokenScores(e.scored_pieces, tuple(bits.get(i, ())), e.scored_shown)
             if e.n_scored
             else TokenScores(tokens=(), bits=())
             for i, e in enumerate(encoded)
@@ -390,9 +391,9 @@ class HFJudge:
 
     # ------------------------------------------------------------------ text
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        """Pieces as the judge splits a target in dialect `xgl`; they concatenate to the text."""
-        return self._encoder.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        """Pieces as the judge splits a target in `dialect`; they concatenate to the text."""
+        return self._encoder.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         """Seeded samples of about `max_tokens` tokens, each drawn alone (batch-independent).
