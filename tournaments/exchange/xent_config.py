@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import ConfigError
+from arena.lang.dialects import rules_for_reference_version
 from arena.tournaments.stories.xent_maps import FORMAT, MapText
 
 __all__ = [
@@ -74,6 +75,7 @@ class XentBenchmark:
     players: tuple[XentPlayer, ...]
     maps: Mapping[str, list[MapText]]  # per game name; empty for a condensed config
     maps_per_game: int = DEFAULT_MAPS
+    dialect: str = rules_for_reference_version("xega", None).name  # its version's rules
 
 
 def _bad(what: str) -> ConfigError:
@@ -217,7 +219,16 @@ def parse_config(obj: object) -> XentBenchmark:
         judge_model=str(meta.get("judge_model") or "Qwen/Qwen3-14B-Base"),  # type: ignore[attr-defined]
         rounds=int(meta.get("num_rounds_per_game") or OLD_ROUNDS),  # type: ignore[attr-defined]
         games=games, players=players, maps=maps, maps_per_game=per_game,
+        dialect=rules_for_reference_version(*_version(meta)).name,  # type: ignore[arg-type]
     )
+
+
+def _version(meta: Mapping[str, object]) -> tuple[str, str | None]:
+    """The reference package and version that made the config (arena.lang.dialects)."""
+    for package in ("xent", "xega"):
+        if isinstance(meta.get(f"{package}_version"), str):
+            return package, str(meta[f"{package}_version"])
+    return "xega", None
 
 
 def _name(text: str) -> str:
@@ -291,7 +302,7 @@ def write_tournament(
         count = len(bench.maps.get(game.name, [])) or bench.maps_per_game
         lines += [
             "", "[[games]]", f"game = {_toml('games/' + path.name)}",
-            f"name = {_toml(_name(game.name))}", 'dialect = "xent"',
+            f"name = {_toml(_name(game.name))}", f"dialect = {_toml(bench.dialect)}",
             f"maps = {min(maps or count, count)}",
         ]
     toml = out / "tournament.toml"
