@@ -47,8 +47,10 @@ class RewardTermView:
     tokens: tuple[str, ...]
     total: float  # coefficient included
     hidden: bool = False
-    shown: tuple[str, ...] | None = None  # tokens as the judge decodes each alone (U+FFFD
-    # for part of a character), where that differs from `tokens`; None otherwise
+    # The tokens as the judge decodes each alone (U+FFFD for part of a character), where
+    # that differs from `tokens`. Left out of repr: move seeds hash the request's repr, and
+    # this view of `tokens` adds nothing to the information set.
+    shown: tuple[str, ...] | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

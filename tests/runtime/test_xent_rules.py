@@ -125,3 +125,22 @@ async def test_xgl_still_counts_per_player_and_forfeits() -> None:
     (forfeit,) = events_of(result, "forfeit")
     assert "more than 10 failed ensures this round" in forfeit.reason
     assert result.no_result is None and result.scores["black"].forfeit
+
+
+def test_shown_tokens_leave_move_seeds_as_they_were() -> None:
+    """`RewardTermView.shown` is a rendering of `tokens`: a move's seed (a hash of the
+    request) must not change with it, or every stored match would replay differently."""
+    from arena.protocols.player import GameView, HistoryItem, MoveRequest, RewardTermView
+    from arena.runtime.seeds import move_seed
+
+    def request(shown: tuple[str, ...] | None) -> MoveRequest:
+        term = RewardTermView("xent(s)", 1, (1.5,), ("東",), 1.5, shown=shown)
+        return MoveRequest(
+            game=GameView("g", "elicit(x, 5)\n", "xent"), role="black", round=2, rounds=2,
+            line=1, registers=("x",), max_len=5, visible={}, reveals=(),
+            history=(HistoryItem("reward", 2, terms=(term,)),),
+        )
+
+    key = b"k" * 32
+    assert move_seed(key, 1, request(("\ufffd",))) == move_seed(key, 1, request(None))
+    assert "shown" not in repr(request(("\ufffd",)))
