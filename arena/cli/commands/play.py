@@ -79,7 +79,8 @@ async def run_play(
     key = new_seed_key() if seed_key is None else seed_key
     if dialect is not None and dialect_rules(dialect) is None:
         raise ConfigError(
-            f"Unknown dialect '{dialect}'. Valid options: {', '.join(DIALECT_NAMES)}."
+            f"Unknown dialect '{dialect}'. Valid options: {', '.join(DIALECT_NAMES)}. Pass "
+            "one of them with --dialect, or leave it out to read the game's own."
         )
     loaded = load_game_ref(game, registry, dialect=dialect, limits=limits)
     judge = registry.create_judge(judge_spec)
