@@ -120,6 +120,13 @@ class PermanentPlayerError(PlayerError):
     request, an unknown model): the seat forfeits the move at once instead of retrying."""
 
 
+class NoResultError(PlayerError):
+    """A move that could not be had for a reason outside the game (a provider that kept
+    failing after the player's own retries), from a player that asks for the published Xent
+    benchmark's rule: the match then has no result (absent from every score, counted as
+    such) instead of a forfeit. The runtime does not retry it."""
+
+
 class ConfigError(ArenaError):
     """Bad configuration: a spec string, a tournament file, a CLI option."""
 

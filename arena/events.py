@@ -102,6 +102,15 @@ class Forfeit(_Event):
     reason: str
 
 
+class NoResult(_Event):
+    """The match ends with no result (XGL.md section 9): an ensure line failed more often
+    than its dialect allows, or a player could not be asked (`NoResultError`). No round
+    finishes after it; the match is stored as having no result."""
+
+    type: Literal["no_result"] = "no_result"
+    reason: str
+
+
 class RuntimeErrorEvent(_Event):
     type: Literal["runtime_error"] = "runtime_error"
     message: str
@@ -127,6 +136,7 @@ Event = Annotated[
     | Reward
     | FailedEnsure
     | Forfeit
+    | NoResult
     | RuntimeErrorEvent
     | RoundFinished
     | JudgeStats,
@@ -143,6 +153,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "reward",
     "failed_ensure",
     "forfeit",
+    "no_result",
     "runtime_error",
     "round_finished",
     "judge_stats",

@@ -79,7 +79,7 @@ class LoadedGame:
         return GameView(
             name=self.name,
             code=self.source,
-            dialect=self.program.dialect,
+            dialect=self.program.dialect_name,
             header="\n".join(self.program.header),
             version=self.version,
         )
@@ -131,7 +131,8 @@ def game_from_view(view: GameView) -> LoadedGame:
     contract that carries a game as plain data (`arena.protocols.finetune`) is read back
     with."""
     loaded = load_game_text(
-        view.code, f"{view.name}.{view.dialect}", dialect=view.dialect, name=view.name
+        view.code, f"{view.name}.{view.dialect.partition('@')[0]}", dialect=view.dialect,
+        name=view.name,
     )
     return loaded if loaded.version == view.version else replace(loaded, version=view.version)
 

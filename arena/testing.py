@@ -147,9 +147,10 @@ def check_judge(
             )
         empty = await judge.score([ScoreRequest(target="")])
         assert empty[0].total == 0.0, "an empty target scores 0 bits"
-        pieces = await judge.tokenize(list(texts))
-        for text, parts in zip(texts, pieces, strict=True):
-            assert "".join(parts) == text, f"tokens {parts} do not concatenate to {text!r}"
+        for dialect in ("xgl", "xent"):
+            pieces = await judge.tokenize(list(texts), dialect)
+            for text, parts in zip(texts, pieces, strict=True):
+                assert "".join(parts) == text, f"tokens {parts} do not concatenate to {text!r}"
         sample = GenerateRequest(prompt=texts[0], max_tokens=5, seed=7)
         first, again = await judge.generate([sample]), await judge.generate([sample])
         assert first == again, "generate() must repeat for the same seed"

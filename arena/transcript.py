@@ -41,6 +41,8 @@ def render_event(event: Event) -> str:
         )
     if event.type == "forfeit":
         return f"{where} {who} FORFEITS: {event.reason}"
+    if event.type == "no_result":
+        return f"{where} NO RESULT for this match: {event.reason}"
     if event.type == "runtime_error":
         return f"{where} runtime error: {event.message}"
     if event.type == "round_finished":

@@ -77,8 +77,8 @@ class ReferenceScorer:
         self._stats["busy_s"] += time.perf_counter() - start
         return [float(b) for b in bits]
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return await self._judge.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: str = "xgl") -> list[list[str]]:
+        return await self._judge.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         return await self._judge.generate(requests)

@@ -64,7 +64,7 @@ class StubJudge:
             out.append(TokenScores(tokens, tuple(1.0 for _ in tokens)))
         return out
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+    async def tokenize(self, texts: Sequence[str], dialect: str = "xgl") -> list[list[str]]:
         return [t.split() for t in texts]
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:

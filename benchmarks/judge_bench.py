@@ -115,8 +115,8 @@ class CountingJudge:
         self.scored_tokens += sum(len(r.bits) for r in results)
         return results
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return await self.inner.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: str = "xgl") -> list[list[str]]:
+        return await self.inner.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         return await self.inner.generate(requests)

@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from arena.errors import ConfigError, JudgeError, UnknownNameError
-from arena.lang.ast import DIALECTS
+from arena.lang.ast import DIALECTS, Dialect
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 
 DEFAULT_ORDER = 5
@@ -330,8 +330,8 @@ class NgramJudge:
     async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
         return [self.score_one(r) for r in requests]
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return [split_tokens(t) for t in texts]
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        return [split_tokens(t) for t in texts]  # word tokens: the same in both dialects
 
     def generate_one(self, request: GenerateRequest) -> str:
         """Sample `max_tokens` tokens after the prompt, ending on a token boundary.

@@ -21,6 +21,9 @@ applies (what the published Xent benchmark did; `arena import-benchmark` writes 
   provider) across all players of the process; the first player of an endpoint sets it.
 - A reply without move tags gets exactly one corrective follow-up message.
 - ``cot=1`` asks for reasoning in ``<think>`` tags before the answer (discarded).
+- ``prompt=xent-benchmark`` plays as the published Xent benchmark's player: its text each
+  turn, its reading of the reply, and its rule for a provider that keeps failing (after the
+  retries above): the match has no result (`NoResultError`) instead of a forfeit.
 - Token and cost accounting: `LLMPlayer.last_usage` (the last move, all its calls) and
   `LLMPlayer.usage` (cumulative). Cost is `litellm.completion_cost` when litellm knows the
   model's price, else 0.
@@ -49,7 +52,13 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from arena.errors import ConfigError, MissingExtraError, PermanentPlayerError, PlayerError
+from arena.errors import (
+    ConfigError,
+    MissingExtraError,
+    NoResultError,
+    PermanentPlayerError,
+    PlayerError,
+)
 from arena.players.prompting import (
     PROMPT_STYLES,
     XENT_BENCHMARK,
@@ -289,10 +298,15 @@ class LLMPlayer:
         messages: list[dict[str, str]] = build_messages(request, self._options)
         usage = Usage()
         try:
+            if self._options.style == XENT_BENCHMARK:  # the benchmark's player throughout
+                try:
+                    reply, used = await self._complete(litellm, messages, request.seed)
+                except PlayerError as error:  # its API error ends the game-map, no result
+                    raise NoResultError(str(error)) from None
+                usage += used
+                return benchmark_move(reply, request.registers)
             reply, used = await self._complete(litellm, messages, request.seed)
             usage += used
-            if self._options.style == XENT_BENCHMARK:  # read as the benchmark reads it
-                return benchmark_move(reply, request.registers)
             parsed = parse_reply(reply, request.registers)
             if isinstance(parsed, MissingMoveTags):
                 log.info("%s: reply had no move tags; sending one correction", self._name)

@@ -119,7 +119,7 @@ class _Evaluator:
 
     async def cut(self, texts: Sequence[str]) -> list[str]:
         """Each text cut to max_len judge tokens, as the runtime will store it."""
-        pieces = await self.judge.tokenize(list(texts))
+        pieces = await self.judge.tokenize(list(texts), self.program.dialect)
         return ["".join(tokens[: self.request.max_len]) for tokens in pieces]
 
     async def evaluate(
@@ -170,8 +170,9 @@ class SearchPlayer:
         key = (game.code, game.dialect)
         if key not in self._programs:
             try:
+                suffix = game.dialect.partition("@")[0]  # xent@2025-09: a .xent file
                 self._programs[key] = load_game(  # the arena checked its sizes already
-                    game.code, filename=f"{game.name or 'game'}.{game.dialect}",
+                    game.code, filename=f"{game.name or 'game'}.{suffix}",
                     dialect=game.dialect, limits=admitting(game.code),
                 )
             except ArenaError as error:

@@ -12,11 +12,12 @@ the rendering is ours. Its conventions, followed to the character:
   is indented once, except where the benchmark splits a score into lines;
 - the benchmark numbers instruction lines from 0 (we number them from 1).
 
-Known differences (the text is otherwise identical, tests/players/test_xent_benchmark_prompt.py):
-a token that splits a multi-byte character shows, in the benchmark, the judge tokenizer's
-decoding of that token alone (U+FFFD for the partial bytes); our judge's token pieces put
-the character on the token that completes it and nothing on the others. Replies are read
-as the benchmark's player reads them (`benchmark_move`).
+- a token is shown as the judge's tokenizer decodes it alone (`TokenScores.shown`), so a
+  character whose bytes span several tokens is U+FFFD in each of them, as in the benchmark.
+
+The text is identical to the reference's on every turn of recorded matches of the six
+games (tests/games/test_xent_reference_oracle.py; docs/xent-benchmark.md lists what is
+not). Replies are read as the benchmark's player reads them (`benchmark_move`).
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def _reward(item: HistoryItem) -> Reward:
     pairs = tuple(
         (token, bits * term.coefficient)
         for term in item.terms
-        for token, bits in zip(term.tokens, term.bits, strict=False)
+        for token, bits in zip(term.shown or term.tokens, term.bits, strict=False)
     )
     return Reward(pairs)
 

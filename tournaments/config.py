@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from arena.errors import ArenaError, did_you_mean
-from arena.lang.ast import Dialect
+from arena.lang.dialects import DIALECT_NAMES, dialect_rules
 from arena.lang.limits import LIMIT_NAMES, ResourceLimits
 from arena.redaction import is_secret_param, looks_like_key
 from arena.specs import NAME_RE, parse_spec
@@ -111,6 +111,19 @@ def _npc_setting(value: object) -> object:
     return value
 
 
+def _dialect_name(value: str | None) -> str | None:
+    """A dialect name as the language spells it (`xent@2025-09`), else ValueError."""
+    if value is None:
+        return None
+    rules = dialect_rules(value)
+    if rules is None:
+        raise ValueError(
+            f"'{value}' is no dialect.{did_you_mean(value, DIALECT_NAMES)} Write one of them "
+            "(a config imported by `arena import` names its own)"
+        )
+    return rules.name
+
+
 class _Strict(BaseModel):
     # nan and inf are valid TOML but no setting means them: refused like any bad number.
     model_config = ConfigDict(
@@ -129,7 +142,7 @@ class ParticipantConfig(_Strict):
 class GameConfig(_Strict):
     game: str = Field(min_length=1, description="registered game name or file path")
     name: str | None = Field(default=None, pattern=NAME_RE.pattern, description="label")
-    dialect: Dialect | None = None
+    dialect: str | None = None  # xgl, xent or a version of xent (arena.lang.dialects)
     rounds: int | None = Field(default=None, ge=1, le=MAX_ROUNDS)
     maps: int | None = Field(default=None, ge=1, le=MAX_MAPS)
     npc: str | dict[str, str] | None = None
@@ -138,6 +151,7 @@ class GameConfig(_Strict):
     )
 
     _npc = field_validator("npc", mode="before")(_npc_setting)
+    _dialect = field_validator("dialect")(_dialect_name)
 
     @property
     def label(self) -> str:
@@ -240,7 +254,8 @@ class TournamentConfig(_Strict):
     npc: str | dict[str, str] | None = None
     move_timeout: float = Field(default=300.0, gt=0, le=86_400)
     move_retries: int = Field(default=2, ge=0, le=100)
-    ensure_budget: int = Field(default=10, ge=0, le=1_000_000)
+    # None: each game's dialect decides (10 per player in xgl; per ensure line in xent).
+    ensure_budget: int | None = Field(default=None, ge=0, le=1_000_000)
     instruction_budget: int = Field(default=10_000, ge=1, le=1_000_000_000)
     limits: ResourceLimits = Field(default_factory=ResourceLimits)
     concurrency: ConcurrencyConfig = Field(default_factory=ConcurrencyConfig)

@@ -18,7 +18,13 @@ from arena.protocols.judge import Judge
 from arena.redaction import redact
 from arena.runtime.maps import GameMap
 from arena.runtime.match import MatchConfig, MatchResult, SeatScore
-from arena.storage.records import MATCH_DONE, MATCH_ERROR, FinishedMatch, SeatResult
+from arena.storage.records import (
+    MATCH_DONE,
+    MATCH_ERROR,
+    MATCH_NO_RESULT,
+    FinishedMatch,
+    SeatResult,
+)
 from arena.storage.tables import utcnow
 from arena.tournaments.pairings import MatchPlan
 
@@ -99,6 +105,12 @@ def error_record(
     return _record(plan, MatchResult(events=[], scores={}, error=error), map_id, ctx, started)
 
 
+def _status(result: MatchResult) -> str:
+    if result.error is not None:
+        return MATCH_ERROR
+    return MATCH_DONE if result.no_result is None else MATCH_NO_RESULT
+
+
 def _record(
     plan: MatchPlan, result: MatchResult, map_id: int, ctx: MatchContext, started: datetime
 ) -> FinishedMatch:
@@ -129,8 +141,8 @@ def _record(
         main_role=plan.main_role,
         rounds=plan.rounds,
         dialect=plan.dialect,
-        status=MATCH_DONE if result.error is None else MATCH_ERROR,
-        error=None if result.error is None else redact(result.error),
+        status=_status(result),
+        error=None if (why := result.error or result.no_result) is None else redact(why),
         started_at=started,
         finished_at=utcnow(),
         seats=tuple(seats),

@@ -97,13 +97,13 @@ def _prepare_game(
     source_hash = game_sha256(loaded.source)
     filename = Path(loaded.filename).name
     info = GameInfo(
-        game.label, loaded.version, program.dialect, source_hash, loaded.source, filename
+        game.label, loaded.version, program.dialect_name, source_hash, loaded.source, filename
     )
     slot = GameSlot(
         name=game.label,
         version=loaded.version,
         code_hash=source_hash,
-        dialect=program.dialect,
+        dialect=program.dialect_name,
         roles=roles,
         rounds=game.rounds or config.rounds,
         maps=game.maps or config.maps,

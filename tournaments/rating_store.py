@@ -12,10 +12,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.storage import MATCH_DONE, Store
+from arena.storage import MATCH_DONE, MATCH_NO_RESULT, Store
 from arena.tournaments.ratings import MatchRecord
 from arena.tournaments.ratings.leaderboard_text import render_leaderboard
 from arena.tournaments.ratings.outcomes import WIN_SHARE
+from arena.tournaments.ratings.records import NoResultRecord
 from arena.tournaments.ratings.service import (
     DEFAULT_OPTIONS,
     SNAPSHOT_METHOD,
@@ -24,13 +25,18 @@ from arena.tournaments.ratings.service import (
     compute_ratings,
     snapshot_payload,
 )
-from arena.tournaments.records_from_store import check_tournaments, records_from_store
+from arena.tournaments.records_from_store import (
+    check_tournaments,
+    no_result_records,
+    records_from_store,
+)
 
 
 def load_inputs(store: Store, tournaments: Sequence[str]) -> RatingInputs:
     """Records and conventions of `tournaments` (UnknownNameError for an unknown name)."""
     names = check_tournaments(store, tournaments)
     records: list[MatchRecord] = []
+    no_results: list[NoResultRecord] = []
     win_share: set[str] = set()
     points: set[str] = set()
     bases: set[str] = set()
@@ -38,6 +44,7 @@ def load_inputs(store: Store, tournaments: Sequence[str]) -> RatingInputs:
     for name in names:
         matches = store.stored_matches(name, status=MATCH_DONE)
         records += records_from_store(matches)
+        no_results += no_result_records(store.stored_matches(name, status=MATCH_NO_RESULT))
         sources = store.import_sources(name)
         points |= {s.point for s in sources} if sources else {"mle"}
         share_runs = {s.run_id for s in sources if s.outcome == WIN_SHARE}
@@ -55,6 +62,7 @@ def load_inputs(store: Store, tournaments: Sequence[str]) -> RatingInputs:
         frozenset(points),
         bases.pop() if len(bases) == 1 else None,
         json.loads(choices.pop()) if len(choices) == 1 else None,
+        tuple(no_results),
     )
 
 

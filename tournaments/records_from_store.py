@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from arena.errors import UnknownNameError
-from arena.storage import MATCH_DONE, Store, StoredMatch, StoredSeat
-from arena.tournaments.ratings.records import MatchRecord, Mode, SeatRecord
+from arena.storage import MATCH_DONE, MATCH_NO_RESULT, Store, StoredMatch, StoredSeat
+from arena.tournaments.ratings.records import MatchRecord, Mode, NoResultRecord, SeatRecord
 
 
 def seat_record(seat: StoredSeat) -> SeatRecord:
@@ -49,6 +49,17 @@ def match_record(match: StoredMatch) -> MatchRecord:
 def records_from_store(matches: Iterable[StoredMatch]) -> list[MatchRecord]:
     """Records of the done matches among `matches`, in storage order."""
     return [match_record(m) for m in matches if m.status == MATCH_DONE]
+
+
+def no_result_records(matches: Iterable[StoredMatch]) -> list[NoResultRecord]:
+    """One record per rated seat of each match stored without a result."""
+    return [
+        NoResultRecord(m.key, m.game, str(m.map_id), s.participant, m.error or "")
+        for m in matches
+        if m.status == MATCH_NO_RESULT
+        for s in m.seats
+        if s.main
+    ]
 
 
 def check_tournaments(store: Store, tournaments: Sequence[str]) -> list[str]:

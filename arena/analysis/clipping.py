@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from arena.errors import ConfigError
+from arena.protocols.dialect import Dialect
 from arena.protocols.judge import (
     GenerateRequest,
     Judge,
@@ -62,10 +63,10 @@ class ClippedJudge:
 
     async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
         scored = await self.inner.score(requests)
-        return [TokenScores(s.tokens, clip_bits(s.bits, self.cap_bits)) for s in scored]
+        return [TokenScores(s.tokens, clip_bits(s.bits, self.cap_bits), s.shown) for s in scored]
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return await self.inner.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        return await self.inner.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         return await self.inner.generate(requests)

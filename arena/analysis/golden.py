@@ -56,7 +56,7 @@ async def record_golden(game: LoadedGame, registry: Registry, judge: Judge) -> d
     return {
         "game": game.name,
         "version": game.version,
-        "dialect": game.program.dialect,
+        "dialect": game.program.dialect_name,
         "judge": judge.info.name,
         "seed": GOLDEN_SEED,
         "rounds": GOLDEN_ROUNDS,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arena.protocols.dialect import Dialect
 from arena.protocols.judge import (
     GenerateRequest,
     Judge,
@@ -23,7 +24,7 @@ class MemoJudge:
     def __init__(self, judge: Judge) -> None:
         self.inner = judge
         self._scores: dict[ScoreRequest, TokenScores] = {}
-        self._tokens: dict[str, list[str]] = {}
+        self._tokens: dict[tuple[str, Dialect], list[str]] = {}
 
     @property
     def info(self) -> JudgeInfo:
@@ -36,12 +37,12 @@ class MemoJudge:
             self._scores.update(zip(missing, scored, strict=True))
         return [self._scores[r] for r in requests]
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._tokens))
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        missing = list(dict.fromkeys(t for t in texts if (t, dialect) not in self._tokens))
         if missing:
-            pieces = await self.inner.tokenize(missing)
-            self._tokens.update(zip(missing, pieces, strict=True))
-        return [list(self._tokens[t]) for t in texts]
+            pieces = await self.inner.tokenize(missing, dialect)
+            self._tokens.update(((t, dialect), p) for t, p in zip(missing, pieces, strict=True))
+        return [list(self._tokens[t, dialect]) for t in texts]
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         return await self.inner.generate(requests)

@@ -202,7 +202,7 @@ async def check_game(
         name=game.name,
         filename=game.filename,
         version=game.version,
-        dialect=game.program.dialect,
+        dialect=game.program.dialect_name,
         roles=game.roles,
         header_problems=tuple(header_problems(header, game.roles)),
         smoke=smoke,

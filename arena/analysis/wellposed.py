@@ -142,7 +142,7 @@ class _Valuer:
             policy=MovePolicy(timeout_s=None),
         )
         result = await match.play(self.game_map)
-        if result.error is not None:
+        if result.error is not None or result.no_result is not None:
             return NEG_INF, False
         score = result.scores[self.role].rounds[0]
         opponent_forfeit = self.opponent is not None and result.scores[self.opponent].forfeit

@@ -139,10 +139,17 @@ class Program:
 
     instructions: tuple[Instruction, ...]
     source: str
-    dialect: Dialect
+    dialect: Dialect  # the family: how text is joined, scored and tokenised
     filename: str = "<game>"
     line_count: int = 0
     header: tuple[str, ...] = field(default=())  # leading comment lines, without '#'
+    version: str = ""  # the dialect's version ("2025-09" of xent@2025-09); "": its own rules
+
+    @property
+    def dialect_name(self) -> str:
+        """The dialect as named, version included: `xgl`, `xent`, `xent@2025-09`; its
+        rules are `arena.lang.dialects.dialect_rules(program.dialect_name)`."""
+        return f"{self.dialect}@{self.version}" if self.version else self.dialect
 
     def at_line(self, line: int) -> Instruction | None:
         for ins in self.instructions:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from arena.errors import GameRuntimeError
-from arena.lang import ast, builtins, xent_helpers
+from arena.lang import ast
 from arena.lang.ast import Dialect
+from arena.lang.dialects import DialectRules
 from arena.lang.flow import Flow, Origin, union
 from arena.lang.meter import RoundMeter
 from arena.lang.truth import truth_requests, truth_verdict
@@ -44,13 +45,18 @@ class EvalEnv:
 
     registers: Mapping[str, Text | list[str]]
     judge: Judge
-    dialect: Dialect
+    rules: DialectRules  # the game's dialect and version (`arena.lang.dialects`)
     stories: Mapping[str, str]
     rng: random.Random
     line: int = 0
     source: str = ""
     meter: RoundMeter = field(default_factory=RoundMeter)
     flow: Flow = field(default_factory=Flow)
+
+    @property
+    def dialect(self) -> Dialect:
+        """The dialect family: how text is joined, scored and tokenised."""
+        return self.rules.family
 
 
 def story_site(call: ast.Call) -> str:
@@ -324,7 +330,7 @@ class Evaluator:
         if func == "story":
             return self._story(call)
         args = [await self.evaluate(arg) for arg in call.args]
-        handler = _PURE_FUNCTIONS[self.env.dialect].get(func)
+        handler = self.env.rules.functions.get(func)
         if handler is not None:
             texts = [a.text if isinstance(a, Text) else a for a in args]
             return handler(*texts)
@@ -333,7 +339,7 @@ class Evaluator:
             if not _is_int(count) or int(count) < 0:
                 raise self.fail(f"{func} needs a non-negative integer count, got {count!r}.")
             self.env.meter.judge(len(text), self.env.line, self.env.source)
-            (pieces,) = await self.env.judge.tokenize([text])
+            (pieces,) = await self.env.judge.tokenize([text], self.env.dialect)
             n = int(count)
             chosen = pieces[:n] if func == "first_n_tokens" else (pieces[-n:] if n else [])
             return Text("".join(chosen))
@@ -359,14 +365,14 @@ class Evaluator:
         kind: XentKind = call.func  # type: ignore[assignment]
         if kind in ("xent", "nex"):
             bits = scores[0].bits
-            tokens = scores[0].tokens
+            tokens, shown = scores[0].tokens, scores[0].shown
             context_used = cat(pre, context, self.env.dialect)
         else:
             plain, conditioned = scores
             if len(plain.bits) != len(conditioned.bits):
                 raise self.fail("The judge tokenised the same target differently.")
             bits = tuple(a - b for a, b in zip(plain.bits, conditioned.bits, strict=True))
-            tokens = conditioned.tokens
+            tokens, shown = conditioned.tokens, conditioned.shown
             context_used = cat(pre, context, self.env.dialect)
         if kind in ("nex", "dex"):
             bits = tuple(-b for b in bits)
@@ -378,6 +384,7 @@ class Evaluator:
             tokens=tuple(tokens),
             bits=tuple(bits),
             sources=self._computed_from(call).sources,
+            shown=shown,
         )
         return XentSum((term,))
 
@@ -431,25 +438,3 @@ def _expect_list(value: Value) -> list[str]:
     if not isinstance(value, list):
         raise GameRuntimeError(f"Expected a list, got {kind_name(value)}.")
     return value
-
-
-_XGL_HELPERS: dict[str, Callable[..., Value]] = {
-    "remove_common_words": lambda x, y: Text(builtins.remove_common_words(x, y)),
-    "common_word_set": builtins.common_word_set,
-    "word_set": builtins.word_set,
-    "num_words": builtins.num_words,
-    "only_uses_words": builtins.only_uses_words,
-    "only_uses_chars": builtins.only_uses_chars,
-}
-
-# Dialect xent follows the reference implementation's word helpers (XGL.md section 9).
-_PURE_FUNCTIONS: dict[Dialect, dict[str, Callable[..., Value]]] = {
-    "xgl": _XGL_HELPERS,
-    "xent": {
-        **_XGL_HELPERS,
-        "remove_common_words": lambda x, y: Text(xent_helpers.remove_common_words(x, y)),
-        "num_words": xent_helpers.num_words,
-        "only_uses_words": xent_helpers.only_uses_words,
-        "only_uses_chars": xent_helpers.only_uses_chars,
-    },
-}

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from arena.errors import Diagnostic, UnknownNameError, did_you_mean
-from arena.lang.ast import DIALECTS, Dialect
+from arena.lang.dialects import DIALECT_NAMES, dialect_rules
 
 __all__ = [
     "REQUIRED_KEYS",
@@ -38,7 +38,10 @@ __all__ = [
 REQUIRED_KEYS = ("measures", "players", "rounds", "version", "source")
 _KEY_LINE = re.compile(r"#\s*([A-Za-z][A-Za-z_-]*)\s*:\s?(.*)")
 _PRAGMA = re.compile(r"\s*#\s*dialect\s*:\s*(.*?)\s*$", re.IGNORECASE)
-_PRAGMA_HINT = "write '# dialect: xgl' or '# dialect: xent' in the comment lines at the top"
+_PRAGMA_HINT = (
+    "write '# dialect: xgl' or '# dialect: xent' (or a version such as xent@2025-09) in the "
+    "comment lines at the top"
+)
 
 
 def split_lines(source: str) -> list[str]:
@@ -51,12 +54,11 @@ def split_lines(source: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def known_dialect(name: str) -> Dialect | None:
-    """The dialect called `name` (any case), or None."""
-    for dialect in DIALECTS:
-        if dialect == name.strip().lower():
-            return dialect
-    return None
+def known_dialect(name: str) -> str | None:
+    """The dialect called `name` (any case), with its version where it names one
+    (`xent@2025-09`; `arena.lang.dialects`), or None."""
+    rules = dialect_rules(name)
+    return rules.name if rules is not None else None
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ class DialectPragma:
     text: str  # the whole source line, for diagnostics
 
     @property
-    def dialect(self) -> Dialect | None:
+    def dialect(self) -> str | None:
         return known_dialect(self.name)
 
 
@@ -101,7 +103,7 @@ class GameHeader:
         return self.fields.get("note", ())
 
     @property
-    def dialect(self) -> Dialect | None:
+    def dialect(self) -> str | None:
         """The dialect the header's pragma names; None without one or for an unknown name."""
         return self.pragmas[0].dialect if self.pragmas else None
 
@@ -160,17 +162,19 @@ def _pragma(number: int, text: str) -> DialectPragma | None:
     return DialectPragma(number, match.start(1), match.group(1), text)
 
 
-def dialect_of(header: GameHeader, filename: str, explicit: str | None = None) -> Dialect:
-    """The dialect a game is read in: `explicit` if given, else the header's pragma, else
-    the file extension (`.xent` -> xent, anything else -> xgl).
+def dialect_of(header: GameHeader, filename: str, explicit: str | None = None) -> str:
+    """The dialect (its name, version included) a game is read in: `explicit` if given,
+    else the header's pragma, else the file extension (`.xent` -> xent, anything else ->
+    xgl).
 
-    Raises UnknownNameError for an explicit name that is neither xgl nor xent; an unknown
-    name in a pragma is left to `header_diagnostics`."""
+    Raises UnknownNameError for an explicit name that is no dialect; an unknown name in a
+    pragma is left to `header_diagnostics`."""
     if explicit is not None:
         chosen = known_dialect(explicit)
         if chosen is None:
             raise UnknownNameError(
-                "dialect", explicit, DIALECTS, "Use --dialect xgl or --dialect xent."
+                "dialect", explicit, DIALECT_NAMES,
+                "Use --dialect xgl or --dialect xent (or a version such as xent@2025-09).",
             )
         return chosen
     return header.dialect or ("xent" if filename.lower().endswith(".xent") else "xgl")
@@ -186,7 +190,7 @@ def header_diagnostics(header: GameHeader, filename: str) -> list[Diagnostic]:
                 _at(
                     pragma,
                     filename,
-                    f"Unknown dialect '{pragma.name}'.{did_you_mean(pragma.name, DIALECTS)}",
+                    f"Unknown dialect '{pragma.name}'.{did_you_mean(pragma.name, DIALECT_NAMES)}",
                     _PRAGMA_HINT,
                 )
             )

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 
 from arena.errors import Diagnostic, GameSyntaxError, UnknownNameError, did_you_mean
-from arena.lang.ast import DIALECTS, INSTRUCTIONS, Call, Dialect, Instruction, Program
+from arena.lang.ast import INSTRUCTIONS, Call, Dialect, Instruction, Program
+from arena.lang.dialects import DIALECT_NAMES, dialect_rules
 from arena.lang.header import dialect_of, header_diagnostics, read_header, split_lines
 from arena.lang.lexer import XGLSyntaxProblem
 from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
@@ -54,17 +55,23 @@ class ParseResult:
 _APPARENT_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
-def detect_dialect(source: str, filename: str = "<game>", dialect: str | None = None) -> Dialect:
-    """The dialect of a game: `dialect` if given, else the header's `# dialect: NAME`
-    pragma, else the file extension (`.xent` -> xent, anything else -> xgl); see
-    `arena.lang.header`.
+def detect_dialect(source: str, filename: str = "<game>", dialect: str | None = None) -> str:
+    """The dialect of a game (its name, version included): `dialect` if given, else the
+    header's `# dialect: NAME` pragma, else the file extension (`.xent` -> xent, anything
+    else -> xgl); see `arena.lang.header`.
 
-    Raises UnknownNameError for a dialect name that is neither xgl nor xent."""
+    Raises UnknownNameError for a name that is no dialect (`arena.lang.dialects`)."""
     header = read_header(source)
     if dialect is None and header.pragmas and header.dialect is None:
-        fix = "Write '# dialect: xgl' or '# dialect: xent'."
-        raise UnknownNameError("dialect", header.pragmas[0].name, DIALECTS, fix)
+        fix = "Write '# dialect: xgl' or '# dialect: xent' (or a version such as xent@2025-09)."
+        raise UnknownNameError("dialect", header.pragmas[0].name, DIALECT_NAMES, fix)
     return dialect_of(header, filename, dialect)
+
+
+def _family_and_version(name: str) -> tuple[Dialect, str]:
+    rules = dialect_rules(name)
+    assert rules is not None, name  # dialect_of only returns known names
+    return rules.family, rules.name.partition("@")[2]
 
 
 def _unknown_instruction(call: Call, filename: str, text: str) -> Diagnostic:
@@ -98,7 +105,8 @@ def parse_source(
     oversized = source_size_diagnostic(source, filename, limits)
     if oversized is not None:  # neither split nor parsed: it may be gigabytes
         chosen = dialect_of(read_header(source[: limits.max_source_chars]), filename, dialect)
-        empty = Program((), "", chosen, filename, 0, ())
+        family, version = _family_and_version(chosen)
+        empty = Program((), "", family, filename, 0, (), version)
         return ParseResult(empty, (oversized,), {})
     lines = split_lines(source)
     header = read_header(source)
@@ -141,10 +149,12 @@ def parse_source(
                 "registers in one assign(...)",
             )
         )
+    family, version = _family_and_version(chosen)
     program = Program(
         instructions=tuple(instructions),
         source=source,
-        dialect=chosen,
+        dialect=family,
+        version=version,
         filename=filename,
         line_count=len(lines),
         header=header.lines,

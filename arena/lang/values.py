@@ -29,7 +29,8 @@ class XentTerm:
     `bits` are the per-token values of the call itself (already negated for nex/dex);
     `coefficient` is the sign and integer multiplier that the surrounding sum applies;
     `sources` are the labels of the values its target and context were computed from
-    (`arena.lang.flow`; None: unknown, shown to omniscient seats only).
+    (`arena.lang.flow`; None: unknown, shown to omniscient seats only); `shown` is the
+    judge's `TokenScores.shown` (each token decoded alone, where that differs).
     """
 
     kind: XentKind
@@ -40,6 +41,7 @@ class XentTerm:
     bits: tuple[float, ...]
     coefficient: int = 1
     sources: frozenset[str] | None = None
+    shown: tuple[str, ...] | None = None
 
     @property
     def total(self) -> float:
@@ -55,6 +57,7 @@ class XentTerm:
             self.bits,
             self.coefficient * factor,
             self.sources,
+            self.shown,
         )
 
 

@@ -9,7 +9,10 @@ Where they differ from dialect xgl:
   ``"world!"`` is ``"Hello, !"``; runs of whitespace then become one space. `y` may be a
   list, whose items are removed as written (any case).
 - `only_uses_words(allowed, x)` splits both on single spaces and compares the pieces
-  exactly (case and punctuation included); `allowed` may be a list.
+  exactly (case and punctuation included); `allowed` may be a list. The reference's
+  versions before 0.3.0 (`xent@2025-09`, `xent@0.2`) only asked that each piece of `x`
+  occur somewhere in `allowed` as a substring (`only_uses_words_substring`), so "bee hive",
+  "he ant", an empty move or a doubled space pass against "... beehive ... ant ...".
 - `only_uses_chars(allowed, x)` counts whitespace as a character like any other.
 - `num_words(x)` counts distinct words.
 """
@@ -40,6 +43,13 @@ def remove_common_words(x: str, y: str | list[str]) -> str:
 def only_uses_words(allowed: str | list[str], x: str) -> bool:
     vocabulary = set(allowed) if isinstance(allowed, list) else set(allowed.split(" "))
     return all(piece in vocabulary for piece in x.split(" "))
+
+
+def only_uses_words_substring(allowed: str | list[str], x: str) -> bool:
+    """Each single-space piece of `x` occurs in `allowed` as a substring (a list: in one
+    of its items; lists came with the whole-word rule, so this reading is ours)."""
+    items = allowed if isinstance(allowed, list) else [allowed]
+    return all(any(piece in item for item in items) for piece in x.split(" "))
 
 
 def only_uses_chars(allowed: str, x: str) -> bool:

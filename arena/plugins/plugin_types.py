@@ -12,7 +12,6 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from arena.errors import PluginError
-from arena.lang.ast import Dialect
 from arena.lang.header import dialect_of, read_header
 from arena.protocols.judge import Judge
 from arena.protocols.player import Player
@@ -158,7 +157,8 @@ class GameEntry:
         name: the game's name (usually the file stem).
         source: the full program text.
         filename: the file name used in diagnostics, e.g. "condense.xgl".
-        dialect: "xgl" or "xent"; None lets the language layer decide from the text.
+        dialect: "xgl", "xent" or a version ("xent@2025-09"); None lets the language layer
+            decide from the text.
         version: bumped when the game changes in a way that changes scores.
         description: what the game measures, one line.
     """
@@ -166,7 +166,7 @@ class GameEntry:
     name: str
     source: str
     filename: str
-    dialect: Dialect | None = None
+    dialect: str | None = None  # its name, version included (arena.lang.dialects)
     version: str = "1"
     description: str = ""
 

@@ -32,11 +32,14 @@ class TokenScores:
     """Per-token cross-entropy of the scored target tokens, in bits.
 
     `tokens[i]` is the text of the token scored by `bits[i]`. An empty target gives empty
-    tuples (value 0).
+    tuples (value 0). `shown`, where it differs from `tokens`, is each token as the judge's
+    tokenizer decodes it alone: a character whose bytes span several tokens is U+FFFD in
+    each part (the reference implementation shows tokens so); None when they agree.
     """
 
     tokens: tuple[str, ...]
     bits: tuple[float, ...]
+    shown: tuple[str, ...] | None = None
 
     @property
     def total(self) -> float:
@@ -75,8 +78,10 @@ class Judge(Protocol):
         """Per-token cross-entropies (bits) for each request, in order."""
         ...
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        """Split each text into the judge's tokens; the pieces concatenate to the text."""
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        """Split each text into the judge's tokens as it splits a target of `dialect`
+        (`xgl`: with its whitespace convention; `xent`: the text as written); the pieces
+        concatenate to the text."""
         ...
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:

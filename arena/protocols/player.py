@@ -11,8 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
-from arena.protocols.dialect import Dialect
-
 
 @dataclass(frozen=True)
 class GameView:
@@ -20,7 +18,7 @@ class GameView:
 
     name: str
     code: str
-    dialect: Dialect
+    dialect: str  # its name, version included: xgl, xent, xent@2025-09 (arena.lang.dialects)
     header: str = ""
     version: str = ""
 
@@ -49,6 +47,10 @@ class RewardTermView:
     tokens: tuple[str, ...]
     total: float  # coefficient included
     hidden: bool = False
+    # The tokens as the judge decodes each alone (U+FFFD for part of a character), where
+    # that differs from `tokens`. Left out of repr: move seeds hash the request's repr, and
+    # this view of `tokens` adds nothing to the information set.
+    shown: tuple[str, ...] | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

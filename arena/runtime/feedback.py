@@ -48,6 +48,7 @@ def full_view(term: XentTerm) -> RewardTermView:
         bits=term.bits,
         tokens=term.tokens,
         total=term.total,
+        shown=term.shown,
     )
 
 

@@ -11,7 +11,7 @@ from arena.lang import ast, names
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, Player, RoundMemory
 from arena.runtime.maps import GameMap
-from arena.runtime.round import RoundLimits, RoundRunner, instruction_player
+from arena.runtime.round import MatchHasNoResult, RoundLimits, RoundRunner, instruction_player
 from arena.runtime.seat import MovePolicy, Seat, close_player
 from arena.runtime.seeds import new_seed_key
 
@@ -30,7 +30,9 @@ class MatchConfig:
 
 @dataclass(frozen=True)
 class SeatScore:
-    """A role's scores: every round (None where forfeited), the best one, forfeit flag."""
+    """A role's scores: every round (None where forfeited), the best one, forfeit flag.
+    In a match with no result, `rounds` holds the rounds finished before it ended and
+    `best` is None."""
 
     rounds: tuple[float | None, ...]
     best: float | None
@@ -39,9 +41,12 @@ class SeatScore:
 
 @dataclass
 class MatchResult:
+    """`no_result`: why the match has no result (XGL.md section 9), None when it has one."""
+
     events: list[ev.Event]
     scores: dict[str, SeatScore]
     error: str | None = None
+    no_result: str | None = None
 
 
 def active_players(program: ast.Program) -> tuple[str, ...]:
@@ -104,7 +109,8 @@ async def play_match(
     on_event: Callable[[ev.Event], None] | None = None,
 ) -> MatchResult:
     """Play `config.rounds` rounds. Runtime failures end the match with `error` set and a
-    complete, valid event log; they never raise."""
+    complete, valid event log; they never raise. A round that ends the match with no result
+    ends it with `no_result` set, the rounds before it kept and no best score."""
     check_seats(program, seats)
     events: list[ev.Event] = []
 
@@ -117,6 +123,7 @@ async def play_match(
     forfeited: set[str] = set()
     memories: dict[str, list[RoundMemory]] = {role: [] for role in seats}
     error: str | None = None
+    no_result: str | None = None
     playing = dict(seats)
     rebuilt: list[Player] = []  # NPCs built for later rounds: closed here at the end
     try:
@@ -140,6 +147,9 @@ async def play_match(
                     emit=emit,
                 )
                 outcome = await runner.run()
+            except MatchHasNoResult as ended:
+                no_result = ended.reason
+                break
             except Exception as failure:  # a crashing game or judge ends this match only
                 line = failure.line if isinstance(failure, GameRuntimeError) else 0
                 error = str(failure)
@@ -162,6 +172,9 @@ async def play_match(
         for player in rebuilt:
             await close_player(player)
     scores = {
-        role: SeatScore(tuple(rs), _best(rs), role in forfeited) for role, rs in per_round.items()
+        role: SeatScore(
+            tuple(rs), None if no_result is not None else _best(rs), role in forfeited
+        )
+        for role, rs in per_round.items()
     }
-    return MatchResult(events=events, scores=scores, error=error)
+    return MatchResult(events=events, scores=scores, error=error, no_result=no_result)

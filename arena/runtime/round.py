@@ -1,9 +1,11 @@
 """Running one round of a game: the XGL program from line 1 with fresh registers.
 
-Implements control flow (ensure jump-back with per-player failure budgets and forfeits,
-beacon/replay with reset for nested loops, the executed-instruction budget), rewards with
-black/white zero-sum mirroring, and records every step as an event. Every text the round
-builds, receives, shows or sends to the judge is metered against the resource limits.
+Implements control flow (ensure jump-back with the failure budget of the game's dialect:
+per player and a forfeit in xgl, per line and no result in xent; beacon/replay with reset
+for nested loops, the executed-instruction budget), rewards with black/white zero-sum
+mirroring, and records every step as an event. Every text the round builds, receives,
+shows or sends to the judge is metered against the resource limits. A round that ends the
+match with no result (`MatchHasNoResult`) emits a `no_result` event and raises.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import NoReturn
 
 from arena import events as ev
-from arena.errors import GameRuntimeError
+from arena.errors import GameRuntimeError, NoResultError
 from arena.lang import ast, names
+from arena.lang.dialects import DialectRules, rules_named
 from arena.lang.evaluator import EvalEnv, Evaluator, source_of
 from arena.lang.flow import Flow, Origin
 from arena.lang.limits import DEFAULT_LIMITS, ResourceLimits
@@ -36,9 +40,20 @@ from arena.runtime.seeds import game_seed, move_seed
 
 @dataclass(frozen=True)
 class RoundLimits:
-    ensure_budget: int = 10  # failed ensures a player may have per round before forfeiting
+    # Failed ensures allowed before the dialect's consequence (`arena.lang.dialects`: per
+    # player then a forfeit in xgl, 10; per line then no result in xent, 100 in
+    # xent@2025-09); None: the dialect's own budget.
+    ensure_budget: int | None = None
     instruction_budget: int = 10_000  # executed instructions per round
     resources: ResourceLimits = DEFAULT_LIMITS  # sizes of values, registers, judge traffic
+
+
+class MatchHasNoResult(Exception):
+    """The round ended the match with no result (its `no_result` event is emitted)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass
@@ -54,7 +69,7 @@ class RoundState:
     registers: dict[str, Text | list[str]]
     infosets: dict[str, InfoSet]
     scores: dict[str, float]
-    failures: dict[str, int] = field(default_factory=dict)
+    failures: dict[str | int, int] = field(default_factory=dict)  # by player, or by line
     flags: dict[str, int] = field(default_factory=lambda: dict.fromkeys(names.FLAGS, 0))
     replay_left: dict[int, int] = field(default_factory=dict)
     last_elicit: int | None = None  # pc of the most recent elicit executed
@@ -159,6 +174,7 @@ class RoundRunner:
         self.emit = emit
         # Every round of a match draws the same: repetitions keep the play seed (paper 4.1.3).
         self.rng = random.Random(game_seed(seed_key, play_seed))
+        self.rules: DialectRules = rules_named(program.dialect_name)
         self.referenced = referenced_registers(program)
         self.public = sorted(names.PUBLIC_REGISTERS.intersection(self.referenced))
 
@@ -204,7 +220,7 @@ class RoundRunner:
         env = EvalEnv(
             registers=state.registers,
             judge=self.judge,
-            dialect=self.program.dialect,
+            rules=self.rules,
             stories=self.stories,
             rng=self.rng,
             line=instruction.line,
@@ -321,6 +337,8 @@ class RoundRunner:
         usage_before = usage_snapshot(seat.player)
         try:
             moves = await ask_for_move(seat, request, self.policy)
+        except NoResultError as failure:
+            self._no_result(instruction.line, player, f"no move could be had: {failure}")
         except MoveFailed as failure:
             self.emit(
                 ev.Forfeit(
@@ -367,7 +385,10 @@ class RoundRunner:
         instruction: ast.Instruction,
         state: RoundState,
     ) -> tuple[dict[str, str], tuple[str, ...]]:
-        """Cut each move to at most max_len judge tokens.
+        """Cut each move to at most max_len judge tokens, counted as the judge tokenises a
+        target of the game's dialect (xgl: with the space its convention puts in front;
+        xent: as written, as the reference counts `tokenizer(move)`); a cut move keeps the
+        text of its first max_len tokens.
 
         A move longer than a value may be is first cut to max_value_chars characters, so a
         player cannot make the judge tokenise (or the registers hold) megabytes."""
@@ -376,7 +397,7 @@ class RoundRunner:
         chars = sum(map(len, texts))
         state.meter.produce(chars, instruction.line, instruction.source)
         state.meter.judge(chars, instruction.line, instruction.source)
-        pieces = await self.judge.tokenize(texts)
+        pieces = await self.judge.tokenize(texts, self.program.dialect)
         stored: dict[str, str] = {}
         cut: list[str] = []
         for register, text, tokens in zip(registers, texts, pieces, strict=True):
@@ -474,7 +495,10 @@ class RoundRunner:
             if not await evaluator.condition(condition):
                 failed = condition
                 break
+        rule = self.rules.ensures
         if failed is None:
+            if rule.per == "line":  # a line's count starts again each time it holds
+                state.failures.pop(instruction.line, None)
             return pc + 1, None
         if state.last_elicit is None:
             raise GameRuntimeError(
@@ -483,7 +507,10 @@ class RoundRunner:
         target = self.program.instructions[state.last_elicit]
         player = instruction_player(target)
         condition_text = source_of(failed.span, instruction.source)
-        state.failures[player] = state.failures.get(player, 0) + 1
+        key: str | int = player if rule.per == "player" else instruction.line
+        state.failures[key] = state.failures.get(key, 0) + 1
+        budget = self.limits.ensure_budget
+        budget = rule.budget if budget is None else budget
         state.infosets[player].add_failed_ensure(instruction.line, condition_text)
         self.emit(
             ev.FailedEnsure(
@@ -491,24 +518,28 @@ class RoundRunner:
                 line=instruction.line,
                 player=player,
                 condition=condition_text,
-                failures=state.failures[player],
-                budget=self.limits.ensure_budget,
+                failures=state.failures[key],
+                budget=budget,
             )
         )
-        if state.failures[player] > self.limits.ensure_budget:
+        if state.failures[key] > budget:
+            where = "this round" if rule.per == "player" else "in a row on this line"
+            reason = f"more than {budget} failed ensures {where} (last: {condition_text})"
+            if rule.exceeded == "no_result":
+                self._no_result(instruction.line, player, reason)
             self.emit(
-                ev.Forfeit(
-                    round=self.round,
-                    line=instruction.line,
-                    player=player,
-                    reason=f"more than {self.limits.ensure_budget} failed ensures this round "
-                    f"(last: {condition_text})",
-                )
+                ev.Forfeit(round=self.round, line=instruction.line, player=player, reason=reason)
             )
             return pc + 1, player
         state.pending_failure = condition_text
         state.retry_pc = state.last_elicit
         return state.last_elicit, None
+
+    def _no_result(self, line: int, player: str, reason: str) -> NoReturn:
+        """End the match with no result: the event, then `MatchHasNoResult`."""
+        reason = reason.encode("utf-8", "backslashreplace").decode("utf-8")  # it is stored
+        self.emit(ev.NoResult(round=self.round, line=line, player=player, reason=reason))
+        raise MatchHasNoResult(reason)
 
     def _replay(self, instruction: ast.Instruction, pc: int, state: RoundState) -> int:
         flag = _flag_name(instruction)

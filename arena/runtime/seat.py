@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from arena.errors import PermanentPlayerError
+from arena.errors import NoResultError, PermanentPlayerError
 from arena.protocols.player import MoveRequest, Player
 
 
@@ -88,7 +88,8 @@ def usage_delta(
 
 async def ask_for_move(seat: Seat, request: MoveRequest, policy: MovePolicy) -> dict[str, str]:
     """The player's validated moves, or MoveFailed after 1 + retries bad attempts (after
-    the first, when the player says retrying is pointless: `PermanentPlayerError`)."""
+    the first, when the player says retrying is pointless: `PermanentPlayerError`). A
+    player's `NoResultError` is raised as it is, at once: the match then has no result."""
     problems: list[str] = []
     for _ in range(1 + policy.retries):
         try:
@@ -98,7 +99,7 @@ async def ask_for_move(seat: Seat, request: MoveRequest, policy: MovePolicy) -> 
             return validate_moves(reply, request.registers)
         except TimeoutError:
             problems.append(f"timed out after {policy.timeout_s} s")
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, NoResultError):
             raise
         except PermanentPlayerError as error:  # asking again would fail the same way
             problems.append(f"{type(error).__name__}: {error}")

@@ -20,6 +20,7 @@ from arena.storage.migrations import CURRENT_VERSION, migrate
 from arena.storage.records import (
     MATCH_DONE,
     MATCH_ERROR,
+    MATCH_NO_RESULT,
     FinishedMatch,
     GameInfo,
     JudgeProvenance,
@@ -36,6 +37,7 @@ __all__ = [
     "DB_ENV",
     "MATCH_DONE",
     "MATCH_ERROR",
+    "MATCH_NO_RESULT",
     "FinishedMatch",
     "GameInfo",
     "JudgeProvenance",

@@ -10,6 +10,10 @@ from arena.events import Event
 
 MATCH_DONE = "done"
 MATCH_ERROR = "error"
+# Played, and by the game's rules without a result (XGL.md section 9: an ensure line over its
+# budget in dialect xent, a provider that could not be reached): absent from every score,
+# counted as such, played again on resume like an error. Its reason is in `error`.
+MATCH_NO_RESULT = "no_result"
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ class FinishedMatch:
     main_role: str | None
     rounds: int
     dialect: str
-    status: str  # MATCH_DONE or MATCH_ERROR
+    status: str  # MATCH_DONE, MATCH_ERROR or MATCH_NO_RESULT
     error: str | None
     started_at: datetime
     finished_at: datetime

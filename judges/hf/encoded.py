@@ -28,6 +28,11 @@ class EncodedRequest:
     context_ids: tuple[int, ...]
     target_ids: tuple[int, ...]
     target_pieces: tuple[str, ...]
+    target_shown: tuple[str, ...] | None = None  # each token decoded alone, where it differs
+
+    @property
+    def scored_shown(self) -> tuple[str, ...] | None:
+        return None if self.target_shown is None else self.target_shown[self.skip :]
 
     @property
     def skip(self) -> int:

@@ -52,6 +52,7 @@ from arena.judges.hf.packing import plan_rows
 from arena.judges.hf.sample_queue import SampleQueue, SampleSlots
 from arena.judges.hf.sampling import SAMPLE_THREADS, SampleRow, sample_block
 from arena.judges.hf.tokens import TextEncoder
+from arena.protocols.dialect import Dialect
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.specs import Spec
 
@@ -350,7 +351,7 @@ class HFJudge:
 
         await asyncio.gather(*(run(b) for b in batches))
         return [
-            TokenScores(tokens=e.scored_pieces, bits=tuple(bits.get(i, ())))
+            TokenScores(e.scored_pieces, tuple(bits.get(i, ())), e.scored_shown)
             if e.n_scored
             else TokenScores(tokens=(), bits=())
             for i, e in enumerate(encoded)
@@ -400,9 +401,9 @@ class HFJudge:
 
     # ------------------------------------------------------------------ text
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        """Pieces as the judge splits a target in dialect `xgl`; they concatenate to the text."""
-        return self._encoder.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        """Pieces as the judge splits a target in `dialect`; they concatenate to the text."""
+        return self._encoder.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         """Seeded samples of about `max_tokens` tokens (`sample_ids`, decoded). With an

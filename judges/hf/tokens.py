@@ -36,7 +36,12 @@ from cachetools import LRUCache
 
 from arena.errors import JudgeError, UnknownNameError
 from arena.judges.hf.encoded import EncodedRequest
-from arena.judges.hf.pieces import byte_length_table, pieces_from_bytes, pieces_from_offsets
+from arena.judges.hf.pieces import (
+    byte_length_table,
+    byte_level_alphabet,
+    pieces_from_bytes,
+    pieces_from_offsets,
+)
 from arena.lang.ast import DIALECTS, Dialect
 from arena.protocols.judge import ScoreRequest
 
@@ -48,10 +53,13 @@ def adds_space(text: str, dialect: Dialect) -> bool:
 
 @dataclass(frozen=True)
 class Encoded:
-    """Token ids of one text and the text piece of each token (None: not computed)."""
+    """Token ids of one text and the text piece of each token (None: not computed); `shown`:
+    each token decoded alone where that differs from the pieces (a character split across
+    tokens), else None."""
 
     ids: tuple[int, ...]
     pieces: tuple[str, ...] | None
+    shown: tuple[str, ...] | None = None
 
 
 class TextEncoder:
@@ -131,8 +139,28 @@ class TextEncoder:
             )
             for key, enc in zip(todo, batch, strict=True):
                 ids = tuple(enc.ids)
-                result[key] = Encoded(ids, self._pieces(key, ids, enc) if pieces else None)
+                cut = self._pieces(key, ids, enc) if pieces else None
+                shown = self._shown(key, ids, cut) if cut is not None else None
+                result[key] = Encoded(ids, cut, shown)
         return [result.get(k, Encoded((), ())) for k in keys]
+
+    def _shown(
+        self, key: tuple[str, bool], ids: Sequence[int], pieces: Sequence[str]
+    ) -> tuple[str, ...] | None:
+        """Each token's bytes decoded alone, as the tokenizer's byte-level decoder does
+        (invalid UTF-8 becomes U+FFFD), when some token holds part of a character; None for
+        text with no such token (ASCII always), or when a space was added in front."""
+        text, space = key
+        if text.isascii() or space or not self.byte_level:
+            return None
+        alphabet = byte_level_alphabet()
+        shown = []
+        for i in ids:
+            token = self._backend.id_to_token(i)
+            if token is None or not all(ch in alphabet for ch in token):
+                return None  # not byte-level text (an added token): keep the pieces
+            shown.append(bytes(alphabet[ch] for ch in token).decode("utf-8", "replace"))
+        return None if tuple(shown) == tuple(pieces) else tuple(shown)
 
     def _pieces(self, key: tuple[str, bool], ids: Sequence[int], enc: Any) -> tuple[str, ...]:
         text, space = key
@@ -165,7 +193,9 @@ class TextEncoder:
             tgt = self.encode_texts([requests[i].target for i in idx], dialect)
             for j, i in enumerate(idx):
                 target_pieces = tgt[j].pieces or ()
-                out[i] = EncodedRequest(requests[i], prefix, ctx[j].ids, tgt[j].ids, target_pieces)
+                out[i] = EncodedRequest(
+                    requests[i], prefix, ctx[j].ids, tgt[j].ids, target_pieces, tgt[j].shown
+                )
         result: list[EncodedRequest] = []
         for req, enc in zip(requests, out, strict=True):
             if enc is None:
@@ -173,9 +203,9 @@ class TextEncoder:
             result.append(enc)
         return result
 
-    def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        """Pieces of each text as the judge splits a target in dialect `xgl`."""
-        return [list(e.pieces or ()) for e in self.encode_texts(texts, "xgl")]
+    def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        """Pieces of each text as the judge splits a target in `dialect`."""
+        return [list(e.pieces or ()) for e in self.encode_texts(texts, dialect)]
 
     def decode(self, ids: Sequence[int]) -> str:
         with self._lock:

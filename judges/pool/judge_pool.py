@@ -33,6 +33,7 @@ from arena.events import JudgeStats
 from arena.judges.hf.batching import packed_cost, padded_cost, plan_batches, plan_packed_batches
 from arena.judges.hf.encoded import EncodedRequest
 from arena.judges.pool.metrics import PoolMetrics
+from arena.protocols.dialect import Dialect
 from arena.protocols.judge import (
     GenerateRequest,
     Judge,
@@ -146,8 +147,8 @@ class JudgePool:
         # Shield: a caller that is cancelled must not cancel work other callers share.
         return [r if isinstance(r, TokenScores) else await asyncio.shield(r) for r in results]
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return await self.backend.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        return await self.backend.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         """Pass-through with a cache: samples are a pure function of the request."""

@@ -256,7 +256,11 @@ class RemoteJudge:
             if len(results) != len(chunk):
                 raise JudgeError(f"The remote judge at {self._safe} returned a wrong count.")
             return [
-                TokenScores(tuple(x["tokens"]), tuple(float(b) for b in x["bits"])) for x in results
+                TokenScores(
+                    tuple(x["tokens"]), tuple(float(b) for b in x["bits"]),
+                    None if x.get("shown") is None else tuple(x["shown"]),
+                )
+                for x in results
             ]
 
         return await self._chunks(requests, run)
@@ -285,14 +289,16 @@ class RemoteJudge:
         empty = TokenScores(tokens=(), bits=())
         return [next(scored) if r.target else empty for r in requests]
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
         if not texts:
             return []
         await self.connect()
         if self.protocol == "native":
-            data = await self._call("POST", "/v1/tokenize", {"texts": list(texts)})
+            body = {"texts": list(texts), "dialect": dialect}
+            data = await self._call("POST", "/v1/tokenize", body)
             return [list(t) for t in data["tokens"]]
-        # openai: the server's own split of each text, read from an echo
+        # openai: the server's own split of each text as written (either dialect), read
+        # from an echo
         plans = [EchoPlan(t, 0, False, "xgl") for t in texts]
         choices = await self._completions(texts, max_tokens=0, echo=True, logprobs=0)
         out = []

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from arena.least_busy import LeastBusy
+from arena.protocols.dialect import Dialect
 from arena.protocols.judge import GenerateRequest, Judge, JudgeInfo, ScoreRequest, TokenScores
 
 T = TypeVar("T")
@@ -34,8 +35,8 @@ class LeastBusyJudge:
     async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
         return await self._call(lambda judge: judge.score(requests))
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return await self._call(lambda judge: judge.tokenize(texts))
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        return await self._call(lambda judge: judge.tokenize(texts, dialect))
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         return await self._call(lambda judge: judge.generate(requests))

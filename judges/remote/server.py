@@ -117,14 +117,20 @@ async def _score(request: web.Request) -> web.Response:
     reqs = [ScoreRequest(r.target, r.context, r.dialect) for r in body.requests]
     results = await _judge(request).score(reqs)
     reply = ScoreReply(
-        results=[WireScores(tokens=list(s.tokens), bits=list(s.bits)) for s in results]
+        results=[
+            WireScores(
+                tokens=list(s.tokens), bits=list(s.bits),
+                shown=None if s.shown is None else list(s.shown),
+            )
+            for s in results
+        ]
     )
     return web.json_response(text=reply.model_dump_json())
 
 
 async def _tokenize(request: web.Request) -> web.Response:
     body: TokenizeBody = await _body(request, TokenizeBody)
-    tokens = await _judge(request).tokenize(body.texts)
+    tokens = await _judge(request).tokenize(body.texts, body.dialect)
     return web.json_response(text=TokenizeReply(tokens=tokens).model_dump_json())
 
 

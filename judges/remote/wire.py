@@ -33,6 +33,7 @@ class ScoreBody(_Body):
 class WireScores(_Body):
     tokens: list[str]
     bits: list[float]
+    shown: list[str] | None = None  # TokenScores.shown
 
 
 class ScoreReply(_Body):
@@ -41,6 +42,7 @@ class ScoreReply(_Body):
 
 class TokenizeBody(_Body):
     texts: list[str] = Field(max_length=MAX_ITEMS)
+    dialect: Literal["xgl", "xent"] = "xgl"  # whose target convention splits the texts
 
 
 class TokenizeReply(_Body):

@@ -45,8 +45,8 @@ class Instrumented:
     async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
         return await self.score_encoded(self.encode_requests(requests))
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        result: list[list[str]] = await self.inner.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: str = "xgl") -> list[list[str]]:
+        result: list[list[str]] = await self.inner.tokenize(texts, dialect)
         return result
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
@@ -75,8 +75,8 @@ class TextOnly:
         result: list[TokenScores] = await self.inner.score(requests)
         return result
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        result: list[list[str]] = await self.inner.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: str = "xgl") -> list[list[str]]:
+        result: list[list[str]] = await self.inner.tokenize(texts, dialect)
         return result
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:

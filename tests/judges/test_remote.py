@@ -59,6 +59,11 @@ async def test_native_protocol_matches_the_local_judge(server: tuple[str, Any]) 
     assert remote.info.revision == local.info.revision
     texts = ["the cat  sat ", "東京 café"]
     assert await remote.tokenize(texts) == await local.tokenize(texts)
+    assert await remote.tokenize(texts, "xent") == await local.tokenize(texts, "xent")
+    assert await local.tokenize(texts, "xent") != await local.tokenize(texts)  # no space added
+    split = [ScoreRequest("東京 café ✨", "", "xent")]  # characters the tokenizer splits
+    (theirs,), (ours,) = await remote.score(split), await local.score(split)
+    assert theirs.shown == ours.shown and ours.shown is not None and "\ufffd" in "".join(ours.shown)
     gen = [GenerateRequest("the cat", 6, 11), GenerateRequest("", 5, 3)]
     assert await remote.generate(gen) == await local.generate(gen)
     assert remote.bos_text == local.bos_text

@@ -29,12 +29,13 @@ async def _assigned(judge: NgramJudge, expr: str, dialect: str, setup: str = "")
 
 
 async def _holds(judge: NgramJudge, condition: str, dialect: str = "xent", setup: str = "") -> bool:
-    """Whether `ensure(condition)` lets the move through (else the round is forfeited)."""
+    """Whether `ensure(condition)` lets the move through (else the round is forfeited in
+    xgl, and the match has no result in xent)."""
     source = f"{setup}elicit(x, 5)\nensure({condition})\n"
     result = await run_game(
         source, {"black": ListPlayer(["m"])}, judge, dialect=dialect, ensure_budget=0
     )
-    return not events_of(result, "forfeit")
+    return not events_of(result, "forfeit") and not events_of(result, "no_result")
 
 
 # ---------------------------------------------------------------- remove_common_words

@@ -59,8 +59,8 @@ class CountingJudge:
         self.score_calls += 1
         return await self.inner.score(requests)
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return await self.inner.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: str = "xgl") -> list[list[str]]:
+        return await self.inner.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         return await self.inner.generate(requests)

@@ -65,7 +65,7 @@ async def run_game(
     rounds: int = 1,
     seed: int = 0,
     main: Sequence[str] | None = None,
-    ensure_budget: int = 10,
+    ensure_budget: int | None = 10,
     instruction_budget: int = 10_000,
     policy: MovePolicy | None = None,
     game_map: GameMap | None = None,

@@ -103,8 +103,8 @@ class FlakyJudge:
             raise JudgeError("the flaky judge refuses to score BOOM")
         return await self._inner.score(requests)
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return await self._inner.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: str = "xgl") -> list[list[str]]:
+        return await self._inner.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         if any(BOOM in r.prompt for r in requests):

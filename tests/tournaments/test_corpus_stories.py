@@ -29,7 +29,7 @@ class WordJudge:
     def info(self) -> JudgeInfo:
         return JudgeInfo(name="words", model="words")
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+    async def tokenize(self, texts: Sequence[str], dialect: str = "xgl") -> list[list[str]]:
         out = []
         for text in texts:
             words = text.split(" ")

@@ -213,7 +213,9 @@ def report_json(report: NormalisedReport) -> dict[str, Any]:
             "per_game": {p: dict(g) for p, g in report.benchmark.per_game.items()},
             "ranking": list(report.benchmark.ranking),
             "skipped_maps": [list(k) for k in report.benchmark.skipped_maps],
+            "no_result": {p: dict(g) for p, g in report.benchmark.no_result.items()},
         },
+        "no_result": {p: dict(g) for p, g in report.no_results.items()},
         "notes": list(report.notes),
     }
 
@@ -221,6 +223,9 @@ def report_json(report: NormalisedReport) -> dict[str, Any]:
 def render_scores(report: NormalisedReport, tournaments: Sequence[str]) -> str:
     lines = [f"Normalised scores: {', '.join(tournaments)}"]
     lines += [f"note: {n}" for n in report.notes]
+    for name, games in report.no_results.items():  # absent from every score below
+        cells = ", ".join(f"{g} {n}" for g, n in games.items())
+        lines.append(f"matches without a result (in no score): {name}: {cells}")
     if report.base is not None:
         if report.threshold is None:
             lines += ["", f"Catch-up scores against base '{report.base}' (B's rounds per round):"]
@@ -273,7 +278,9 @@ def _benchmark_lines(report: NormalisedReport) -> list[str]:
     ]
     for name in bench.ranking:
         cells = ", ".join(f"{g} {v:.2f}" for g, v in bench.per_game[name].items())
-        lines.append(f"  {name}: {cells or 'no map with a non-zero best'}")
+        missing = ", ".join(f"{g} {n}" for g, n in bench.no_result.get(name, {}).items())
+        without = f"; maps without a result: {missing}" if missing else ""
+        lines.append(f"  {name}: {cells or 'no map with a non-zero best'}{without}")
     if bench.skipped_maps:
         lines.append(f"  maps left out (best score exactly 0): {len(bench.skipped_maps)}")
     return lines

@@ -90,6 +90,13 @@ def run_command(
             else ""
         )
     )
+    if summary.no_results:
+        typer.echo(
+            f"{summary.no_results} match(es) ended with no result (an ensure line over its "
+            "budget, or a provider that could not be reached): they count in no score; run "
+            "again to play them again.",
+            err=True,
+        )
     for note in summary.notes:
         typer.echo(f"warning: {note}", err=True)
     if summary.map_failures:

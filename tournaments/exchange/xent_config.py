@@ -34,6 +34,7 @@ from typing import cast
 
 from arena.errors import ConfigError
 from arena.file_input import FileInputError, loads_json, read_regular_file
+from arena.lang.dialects import rules_for_reference_version
 from arena.specs import NAME_RE, Spec, shorten
 from arena.tournaments.config import (
     MAX_MAPS,
@@ -130,6 +131,7 @@ class XentBenchmark:
     players: tuple[XentPlayer, ...]
     maps: Mapping[str, list[MapText]] = field(default_factory=dict)  # empty: condensed
     maps_per_game: int = DEFAULT_MAPS
+    dialect: str = rules_for_reference_version("xega", None).name  # its version's rules
 
 
 def _bad(what: str) -> ConfigError:
@@ -384,7 +386,16 @@ def _parse_new(obj: Mapping[str, object]) -> XentBenchmark:
         rounds=OLD_ROUNDS if rounds is None else _count(
             rounds, "metadata.num_rounds_per_game", MAX_ROUNDS),
         games=games, players=players, maps=maps, maps_per_game=per_game,
+        dialect=rules_for_reference_version(*_version(meta)).name,  # type: ignore[arg-type]
     )
+
+
+def _version(meta: Mapping[str, object]) -> tuple[str, str | None]:
+    """The reference package and version that made the config (arena.lang.dialects)."""
+    for package in ("xent", "xega"):
+        if isinstance(meta.get(f"{package}_version"), str):
+            return package, str(meta[f"{package}_version"])
+    return "xega", None
 
 
 def player_spec(
@@ -428,14 +439,14 @@ def tournament_config(
     data: dict[str, object] = {
         "name": bench.benchmark_id,
         "mode": "eval",
-        "judge": judge or f"hf:{bench.judge_model}",
+        "judge": judge or f"hf:{bench.judge_model}?tf32=0",  # float32 as the reference ran it
         "rounds": rounds or bench.rounds,
         "maps": min(maps or bench.maps_per_game, bench.maps_per_game),
         "move_timeout": float(MOVE_TIMEOUT),
         "participants": [{"name": name, "player": spec} for name, spec in seats],
         "games": [
             {
-                "game": f"games/{game.name}.xent", "name": game.name, "dialect": "xent",
+                "game": f"games/{game.name}.xent", "name": game.name, "dialect": bench.dialect,
                 "maps": min(maps or count, count),
             }
             for game in bench.games

@@ -40,6 +40,7 @@ from arena.runtime.seat import MovePolicy
 from arena.specs import parse_spec
 from arena.storage import (
     MATCH_ERROR,
+    MATCH_NO_RESULT,
     FinishedMatch,
     JudgeProvenance,
     MatchWriter,
@@ -70,6 +71,7 @@ class RunSummary:
     pending: int
     written: int = 0
     errors: int = 0
+    no_results: int = 0  # played, without a result by the game's rules (MATCH_NO_RESULT)
     duplicates: int = 0  # finished here but stored meanwhile by another process
     claimed_elsewhere: int = 0  # left to another driver playing them on the same database
     map_failures: int = 0  # matches not played because their map could not be made
@@ -286,6 +288,7 @@ async def run_tournament(
         if written:
             summary.written += 1
             summary.errors += match.status == MATCH_ERROR
+            summary.no_results += match.status == MATCH_NO_RESULT
             summary.rounds += match.rounds if match.status != MATCH_ERROR else 0
         else:
             summary.duplicates += 1

@@ -101,7 +101,7 @@ class _Runner:
                     label,
                     g.game.source,
                     g.game.filename,
-                    g.game.program.dialect,
+                    g.game.program.dialect_name,
                     self._tournament.config.limits,
                 )
                 for label, g in self._tournament.games.items()

@@ -20,6 +20,7 @@ from typing import Any
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from arena.least_busy import LeastBusy
+from arena.protocols.dialect import Dialect
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.tournaments.executors.ray_support import import_ray, worker_registry
 from arena.tournaments.progress import judge_metrics
@@ -52,8 +53,8 @@ class JudgeActor:
     async def score(self, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
         return await self._judge.score(requests)
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return await self._judge.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        return await self._judge.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         return await self._judge.generate(requests)
@@ -137,8 +138,8 @@ class RayJudge:
         found: list[TokenScores] = await self._call("score", list(requests))
         return found
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        found: list[list[str]] = await self._call("tokenize", list(texts))
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        found: list[list[str]] = await self._call("tokenize", list(texts), dialect)
         return found
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:

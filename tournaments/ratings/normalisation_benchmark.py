@@ -18,6 +18,12 @@ The definition, step by step (each step is the script's):
 6. The table ranks by that score, highest first; ties keep the order in which the players
    first appear (Python's stable sort over the script's insertion-ordered dict).
 
+A map without a result (the reference's `run_game` returned None: an ensure line over its
+budget, an API error) is absent from the reference's result file, hence from its score. Ours
+are stored as matches without a result (`NoResultRecord`): absent from every step above
+and counted per player and game (`BenchmarkScores.no_result`), so the table says how many
+maps each score is missing.
+
 Our records add what the reference has no notion of, decided here: a forfeited seat with no
 score is left out (the reference drops a failed game from its results); NPC seats are never
 scored; a game with several rated roles treats each (role, map) as a map of the game.
@@ -26,31 +32,45 @@ scored; a game with several rated roles treats each (role, map) as a map of the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from arena.tournaments.ratings.records import MatchRecord
+from arena.tournaments.ratings.records import MatchRecord, NoResultRecord
 
 MapKey = tuple[str, str, str]  # (game, role, map)
 
-__all__ = ["BenchmarkScores", "benchmark_normalisation", "benchmark_table"]
+__all__ = ["BenchmarkScores", "benchmark_normalisation", "benchmark_table", "no_result_counts"]
 
 
 @dataclass(frozen=True)
 class BenchmarkScores:
     """``overall[p]``: the leaderboard score (x100); ``per_game[p][game]``: the step-4 means
     (x100, for display); ``ranking``: players in the table's order; ``skipped_maps``: maps
-    whose best score is exactly 0."""
+    whose best score is exactly 0; ``no_result[p][game]``: maps played without a result,
+    absent from the score."""
 
     overall: Mapping[str, float]
     per_game: Mapping[str, Mapping[str, float]]
     ranking: tuple[str, ...]
     skipped_maps: tuple[MapKey, ...]
+    no_result: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
-def benchmark_normalisation(records: Iterable[MatchRecord]) -> BenchmarkScores:
+def no_result_counts(no_results: Iterable[NoResultRecord]) -> dict[str, dict[str, int]]:
+    """Matches without a result per participant and game, in the order first met."""
+    counts: dict[str, dict[str, int]] = {}
+    for record in no_results:
+        games = counts.setdefault(record.participant, {})
+        games[record.game] = games.get(record.game, 0) + 1
+    return counts
+
+
+def benchmark_normalisation(
+    records: Iterable[MatchRecord], no_results: Iterable[NoResultRecord] = ()
+) -> BenchmarkScores:
     """The benchmark's score of every rated participant of `records` (module docstring);
     records are read in (order, match_id) order, which fixes the order of ties and of the
-    sums (the script's float arithmetic, operation for operation)."""
+    sums (the script's float arithmetic, operation for operation). `no_results` are only
+    counted."""
     results = [
         (seat.participant, (rec.game, seat.role, rec.map_id), seat.score)
         for rec in sorted(records, key=lambda r: (r.order, r.match_id))
@@ -81,7 +101,7 @@ def benchmark_normalisation(records: Iterable[MatchRecord]) -> BenchmarkScores:
         overall[name] = average * 100.0
     ranking = tuple(sorted(overall, key=lambda p: overall[p], reverse=True))
     skipped = tuple(sorted(k for k, v in best.items() if abs(v) == 0))
-    return BenchmarkScores(overall, shown, ranking, skipped)
+    return BenchmarkScores(overall, shown, ranking, skipped, no_result_counts(no_results))
 
 
 def benchmark_table(scores: BenchmarkScores) -> str:
@@ -91,4 +111,11 @@ def benchmark_table(scores: BenchmarkScores) -> str:
     rows = ["| Rank | Player ID | Score |", "|:----:|:----------|------:|"]
     for rank, name in enumerate(scores.ranking, 1):
         rows.append(f"| {rank} | {name} | {scores.overall[name]:.2f} |")
+    missing = {p: sum(g.values()) for p, g in scores.no_result.items()}
+    if missing:  # the reference's table has no such line: its missing maps are silent
+        rows.append("")
+        rows.append(
+            "Maps without a result (absent from the score): "
+            + ", ".join(f"{p} {n}" for p, n in missing.items())
+        )
     return "\n".join(rows)

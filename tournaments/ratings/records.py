@@ -122,3 +122,18 @@ class MatchRecord:
             key = (self.game, self.game_version, role, self.map_id, npcs, self.rounds)
             object.__setattr__(self, "_key", key)
         return key
+
+
+@dataclass(frozen=True)
+class NoResultRecord:
+    """A match played without a result by its game's rules (XGL.md section 9: an ensure
+    line over its budget in dialect xent, a provider that could not be reached by the
+    benchmark's player). It enters no score, rating or normalisation; it is counted and
+    shown per participant and game (SCORING.md section 1)."""
+
+    match_id: str
+    game: str
+    map_id: str
+    participant: str  # the rated seat's participant (each rated seat of a multi-seat match)
+    reason: str = ""
+

@@ -60,7 +60,9 @@ from arena.tournaments.ratings.normalisation import (
 from arena.tournaments.ratings.normalisation_benchmark import (
     BenchmarkScores,
     benchmark_normalisation,
+    no_result_counts,
 )
+from arena.tournaments.ratings.records import NoResultRecord
 
 Scale = Literal["elo", "log"]
 SCALES: tuple[Scale, ...] = get_args(Scale)
@@ -102,6 +104,7 @@ class RatingInputs:
     points: frozenset[str] = frozenset()  # point-estimate conventions of the sources
     base: str | None = None  # the tournaments' base participant, when they name one
     normalisation: Mapping[str, Any] | None = None  # their `normalisation`, when they agree
+    no_results: tuple[NoResultRecord, ...] = ()  # matches without a result: counted only
 
 
 # ------------------------------------------------------------------------------ comparisons
@@ -288,6 +291,7 @@ class NormalisedReport:
     method: str = "catch-up"
     threshold: ThresholdSpec | None = None
     benchmark: BenchmarkScores | None = None  # method "benchmark": the benchmark's score
+    no_results: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # p -> game -> n
 
 
 def normalisation_choice(
@@ -365,5 +369,8 @@ def normalised_scores(
         tuple(notes),
         chosen_method,
         threshold,
-        benchmark_normalisation(records) if chosen_method == "benchmark" else None,
+        benchmark_normalisation(records, inputs.no_results)
+        if chosen_method == "benchmark"
+        else None,
+        no_result_counts(inputs.no_results),
     )

@@ -92,7 +92,7 @@ def show_document(game: LoadedGame) -> dict[str, Any]:
         "name": game.name,
         "filename": game.filename,
         "version": game.version,
-        "dialect": game.program.dialect,
+        "dialect": game.program.dialect_name,
         "players": list(game.roles),
         "source": game.header.get("source"),
         "title": game.header.title,

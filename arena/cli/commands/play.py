@@ -14,7 +14,7 @@ from arena.cli.context import registry_of
 from arena.errors import ConfigError, UnknownNameError
 from arena.events import Event
 from arena.interrupts import run_stoppable
-from arena.lang.ast import DIALECTS, Dialect
+from arena.lang.dialects import DIALECT_NAMES, dialect_rules
 from arena.lang.limits import DEFAULT_LIMITS, LIMIT_NAMES, ResourceLimits
 from arena.match_setup import build_match, load_game_ref
 from arena.plugins.registry import Registry
@@ -67,7 +67,7 @@ async def run_play(
     seed: int,
     dialect: str | None,
     main_roles: list[str],
-    ensure_budget: int,
+    ensure_budget: int | None,
     instruction_budget: int,
     move_timeout: float,
     on_event: Callable[[Event], None] | None = None,
@@ -77,8 +77,11 @@ async def run_play(
     """Play one match. Its seed key (a fresh random one unless given) keys every seed the
     players receive; it is in the report so that the organiser can replay the match."""
     key = new_seed_key() if seed_key is None else seed_key
-    if dialect is not None and dialect not in DIALECTS:
-        raise ConfigError(f"Unknown dialect '{dialect}'. Valid options: {', '.join(DIALECTS)}.")
+    if dialect is not None and dialect_rules(dialect) is None:
+        raise ConfigError(
+            f"Unknown dialect '{dialect}'. Valid options: {', '.join(DIALECT_NAMES)}. Pass "
+            "one of them with --dialect, or leave it out to read the game's own."
+        )
     loaded = load_game_ref(game, registry, dialect=dialect, limits=limits)
     judge = registry.create_judge(judge_spec)
     try:
@@ -115,6 +118,7 @@ def match_report(view: GameView, result: MatchResult, roles: tuple[str, ...]) ->
     return {
         "game": view.name,
         "dialect": view.dialect,
+        "no_result": result.no_result,
         "rounds": rounds,
         "events": [e.model_dump(mode="json") for e in result.events],
         "scores": {
@@ -147,13 +151,23 @@ def play(
         ),
     ] = None,
     dialect: Annotated[
-        Dialect | None, typer.Option(help="Game dialect (default: detect).")
+        str | None,
+        typer.Option(
+            help=f"Game dialect: {', '.join(DIALECT_NAMES)} (default: detect from the game)."
+        ),
     ] = None,
     main: Annotated[
         list[str] | None,
         typer.Option(help="Role(s) of the main character; others are memoryless NPCs."),
     ] = None,
-    ensure_budget: Annotated[int, typer.Option(min=0)] = 10,
+    ensure_budget: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Failed ensures allowed (default: the dialect's: 10 per player and round "
+            "in xgl, then a forfeit; per ensure line in xent, then no result).",
+        ),
+    ] = None,
     instruction_budget: Annotated[int, typer.Option(min=1)] = 10_000,
     move_timeout: Annotated[
         float, typer.Option(help="Seconds per move (> 0).", callback=positive)
@@ -197,8 +211,11 @@ def play(
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
     else:
+        if result.no_result is not None:
+            typer.echo(f"no result: {result.no_result}")
         for role, score in report["scores"].items():
             best = "forfeit" if score["best"] is None else f"{score['best']:.3f} bits"
+            best = "no result" if result.no_result is not None else best
             typer.echo(f"{role}: best {best}; rounds {score['rounds']}")
         typer.echo(
             f"seed key: {report['seed_key']} (keep it private; --seed {seed} --seed-key "

@@ -46,7 +46,7 @@ def canonical_form(program: ast.Program) -> str:
     renamed = _without_default_player(
         rename_everywhere(program, lambda name: mapping.get(name, name))
     )
-    return f"# dialect: {program.dialect}\n" + render_program(renamed, header=())
+    return f"# dialect: {program.dialect_name}\n" + render_program(renamed, header=())
 
 
 def _without_default_player(program: ast.Program) -> ast.Program:
