@@ -9,6 +9,7 @@ is going it reloads itself within seconds of each stored match."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -19,10 +20,8 @@ from arena.dashboard.context import current, reader_for
 from arena.dashboard.derived import predicted_wins, unit_of
 from arena.dashboard.live_board import (
     LIVE_MAX_MATCHES,
-    LIVE_RESAMPLES,
     done_matches,
-    live_board,
-    live_config,
+    rate_now,
 )
 from arena.dashboard.ui import need_rows, participant_link, plain
 
@@ -38,8 +37,8 @@ def _done(url: str, watermark: tuple[int, ...], tournament: str | None) -> int:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _live_board(url: str, watermark: tuple[int, ...], tournament: str,
-                previous: int | None) -> pd.DataFrame:
-    return live_board(reader_for(url), tournament, previous)
+                previous: int | None) -> tuple[pd.DataFrame, dict[str, Any]]:
+    return rate_now(reader_for(url), tournament, previous)
 
 
 ctx = current()
@@ -70,10 +69,9 @@ if done == 0 and snapshot_id is None:
 unit, per_natural = unit_of(payload)
 if live:
     with st.spinner(f"Rating the {done} stored matches…"):
-        board = _live_board(ctx.url, ctx.watermark, str(f.tournament), latest)
-    config = live_config()
-    source = (f"computed now from the {done} stored matches ({LIVE_RESAMPLES} bootstrap "
-              "resamples)" + ("" if latest is None else
+        board, config = _live_board(ctx.url, ctx.watermark, str(f.tournament), latest)
+    source = (f"computed now from the {done} stored matches, as `arena ratings` does"
+              + ("" if latest is None else
                               f"; the latest snapshot #{latest} rated "
                               f"{int(payload.get('matches') or 0)}"))
 else:
