@@ -149,14 +149,12 @@ async def _follow(db: str | None, every_s: float | None, said: list[str]) -> Non
                 if store is None:  # read-only: it never migrates the run's database
                     store = await asyncio.to_thread(Store.open_read_only, db)
                 runs = await store.live_runs.in_thread(running_only=True)
-                mine = next((r.progress for r in runs
-                             if (r.progress.host, r.progress.pid) == me), None)
-                if mine is None:
+                found = next((r for r in runs if (r.progress.host, r.progress.pid) == me), None)
+                if found is None:
                     continue
+                mine = found.progress
                 if label is None:
-                    label = await asyncio.to_thread(run_label, store, mine.run_id)
-                    if label is None:
-                        continue
+                    label = f"run {found.number} of {printable(found.tournament)}"
                     typer.echo(start_line(mine, label))
                     said.append(label)
                     last = time.monotonic()
