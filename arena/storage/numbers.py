@@ -47,3 +47,13 @@ def run_number(engine: Engine, run_id: int) -> tuple[str, int] | None:
     with engine.connect() as conn:
         row = conn.execute(query).first()
     return None if row is None else (str(row[0]), int(row[1]))
+
+
+def snapshot_number(engine: Engine, snapshot_id: int) -> int | None:
+    """The number of snapshot `snapshot_id` within its tournament (None: no such one)."""
+    query = select(
+        snapshot_number_of(col(RatingSnapshot.id), col(RatingSnapshot.tournament_id))
+    ).where(col(RatingSnapshot.id) == snapshot_id)
+    with engine.connect() as conn:
+        found = conn.execute(query).scalar()
+    return None if found is None else int(found)

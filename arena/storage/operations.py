@@ -37,6 +37,7 @@ class StoreOperations:
     map_texts = operation(queries.map_texts)
     match_id_for_ref = operation(match_keys.match_id_for_ref)
     run_number = operation(numbers.run_number)
+    snapshot_number = operation(numbers.snapshot_number)
 
     # drivers sharing a tournament: match claims, runs whose process is gone
     claim_matches = operation(claims.claim)

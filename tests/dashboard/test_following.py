@@ -167,3 +167,34 @@ def test_runs_are_numbered_within_their_tournament(
     runs = next(d.value for d in page.dataframe if "to play at start" in d.value.columns
                 or "pending" in d.value.columns)
     assert sorted(runs["run"]) == [1, 2] and "run_id" not in runs
+
+
+def test_a_scheduled_run_s_run_and_snapshot_are_numbered_within_their_tournament(
+    open_app: OpenApp, arena_db: str, tmp_path: Path
+) -> None:
+    """A scheduled run of duel-cup (its run 2 and snapshot #2, though the database's fourth
+    run and snapshot) is shown so on the schedules page."""
+    import shutil
+
+    from arena.tournaments.recurring.runner import MANUAL, run_schedule
+    from arena.tournaments.recurring.schedules import add_schedule
+
+    source = Path(arena_db.removeprefix("sqlite:///"))
+    for name in ("arena.db", "duel.toml", "zerosum.xgl"):
+        shutil.copy(source.parent / name, tmp_path / name)
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    store = Store.open(url)
+    try:
+        add_schedule(store, tmp_path / "duel.toml", every=3600, name="duel-again",
+                     registry=fx.registry())
+        done = asyncio.run(run_schedule(store, "duel-again", registry=fx.registry(),
+                                        owner="me", trigger=MANUAL))
+        assert done is not None and done.status == "done" and done.snapshot_id == 4
+        assert store.snapshot_number(done.snapshot_id) == 2  # what `run-now` prints
+    finally:
+        store.close()
+    at = open_app("views/tournaments.py", {"tournament": "duel-cup"}, url=url)
+    no_exception(at)
+    runs = next(d.value for d in at.dataframe if "trigger" in d.value.columns)
+    row = runs.iloc[0]
+    assert (row["tournament"], row["tournament_run"], row["snapshot"]) == ("duel-cup", 2, 2)

@@ -12,9 +12,17 @@ from sqlalchemy import Engine, case, func, select
 from sqlmodel import col
 
 from arena.events import Event
-from arena.storage.numbers import run_number, run_number_of
+from arena.storage.numbers import run_number, run_number_of, snapshot_number_of
 from arena.storage.read_model.frames import AnySelect, read_frame
-from arena.storage.tables import Match, Run, Schedule, ScheduleRun, Seat, Tournament
+from arena.storage.tables import (
+    Match,
+    RatingSnapshot,
+    Run,
+    Schedule,
+    ScheduleRun,
+    Seat,
+    Tournament,
+)
 
 
 def runs(engine: Engine, tournament: str | None = None, status: str | None = None) -> pd.DataFrame:
@@ -87,13 +95,21 @@ def schedules(engine: Engine) -> pd.DataFrame:
 
 
 def schedule_runs(engine: Engine, limit: int = 200) -> pd.DataFrame:
+    """The schedules' runs, newest first, with the tournament run each made and the rating
+    snapshot it stored, both numbered within their tournament (run 3 of nightly)."""
     query = (
         select(
             col(ScheduleRun.id), col(ScheduleRun.schedule), col(ScheduleRun.trigger),
             col(ScheduleRun.status), col(ScheduleRun.written), col(ScheduleRun.seed),
-            col(ScheduleRun.tournament_run_id), col(ScheduleRun.snapshot_id),
+            col(Tournament.name).label("tournament"),
+            run_number_of(col(Run.id), col(Run.tournament_id)).label("tournament_run"),
+            snapshot_number_of(col(RatingSnapshot.id), col(RatingSnapshot.tournament_id))
+            .label("snapshot"),
             col(ScheduleRun.started_at), col(ScheduleRun.finished_at), col(ScheduleRun.error),
         )
+        .outerjoin(Run, col(Run.id) == col(ScheduleRun.tournament_run_id))
+        .outerjoin(Tournament, col(Tournament.id) == col(Run.tournament_id))
+        .outerjoin(RatingSnapshot, col(RatingSnapshot.id) == col(ScheduleRun.snapshot_id))
         .order_by(col(ScheduleRun.id).desc())
         .limit(limit)
     )
