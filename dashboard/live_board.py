@@ -32,7 +32,9 @@ from arena.tournaments.ratings.service import DEFAULT_OPTIONS, leaderboard_confi
 
 # Above this many stored matches the page shows the latest snapshot (and how many matches
 # came since) instead of rating on every page run: the run stores a snapshot as it goes.
-LIVE_MAX_MATCHES = 250_000
+# `arena ratings`' 1 000 resamples cost about 11 s of CPU at 100 000 matches
+# (benchmarks/dashboard_bench.py --only live), so the page stops there.
+LIVE_MAX_MATCHES = 100_000
 _KEPT = 4  # (database, tournament) pairs whose matches are kept
 _Seen = dict[tuple[int, str], tuple[StoredMatch, MatchRecord]]  # (id, finish time) -> match
 # (database URL, tournament) -> the done matches read so far, with their records
