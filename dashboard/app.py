@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -30,11 +31,17 @@ from arena.dashboard.context import Context, reader_for, set_current  # noqa: E4
 from arena.dashboard.filters import (  # noqa: E402
     GLOBAL_PARAMS,
     P_GAME,
+    P_JUDGE,
+    P_SINCE,
+    P_SNAPSHOT,
+    P_TOURNAMENT,
+    P_UNTIL,
     Filters,
     filters_from_params,
     params_from_filters,
 )
-from arena.dashboard.ui import PAGE_FAILED  # noqa: E402
+from arena.dashboard.following import page_ran, watch  # noqa: E402
+from arena.dashboard.ui import PAGE_FAILED, plain  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.storage import default_db_url, shown_url  # noqa: E402
 from arena.storage.read_model import ReadModel  # noqa: E402
@@ -57,7 +64,9 @@ PAGES = (
 )
 GAME_SPACE_ONLY = PAGES[-2:]  # what a database without tournaments can still show
 ALL_JUDGES = "(all judges)"
-_INIT = "_filters_from_url"
+_SYNCED = "_filters_in_url"  # the global parameters as the app last wrote them
+_WANTED = "_tournament_linked"  # the tournament a link asked for, stored or not yet
+LATEST = "latest (follows new matches)"
 _FOLLOWED = "_filters_follow_match"  # the ?match= whose tournament the filter last took
 P_MATCH = "match"
 
@@ -79,26 +88,39 @@ def _stop_with(message: str) -> None:
     st.stop()
 
 
-def _init_widgets_from_url() -> None:
-    """On a session's first run, the sidebar widgets take their values from the link."""
-    if st.session_state.get(_INIT):
-        return
-    st.session_state[_INIT] = True
+def _widgets_from_link() -> None:
+    """The sidebar widgets take the values the link gives: on a session's first run, and
+    whenever a parameter differs from what the app last wrote into the address (a link
+    followed inside the session, e.g. a run's announcement). A parameter the link leaves
+    out changes nothing: only the reader changes a widget, or a link."""
     params = st.query_params
+    synced: dict[str, list[str]] = st.session_state.get(_SYNCED, {})
+
+    def new(key: str) -> bool:
+        return key in params and params.get_all(key) != synced.get(key)
+
     linked = filters_from_params(
         {k: params[k] for k in GLOBAL_PARAMS if k in params and k != P_GAME},
         params.get_all(P_GAME),
     )
-    if linked.tournament:
+    if new(P_TOURNAMENT) and linked.tournament:
+        if linked.tournament != st.session_state.get("f_tournament"):
+            st.session_state.pop("f_snapshot", None)  # snapshots belong to a tournament
         st.session_state["f_tournament"] = linked.tournament
-    if linked.snapshot is not None:
+        st.session_state[_WANTED] = linked.tournament  # shown even before its first match
+    if new(P_SNAPSHOT) and linked.snapshot is not None:
         st.session_state["f_snapshot"] = linked.snapshot
-    if linked.games:
+    if new(P_GAME) and linked.games:
         st.session_state["f_games"] = list(linked.games)
-    if linked.judge:
+    if new(P_JUDGE) and linked.judge:
         st.session_state["f_judge"] = linked.judge
-    if linked.since or linked.until:
+    if (new(P_SINCE) or new(P_UNTIL)) and (linked.since or linked.until):
         st.session_state["f_dates"] = tuple(d for d in (linked.since, linked.until) if d)
+
+
+def _new_tournament() -> None:
+    """The reader picked another tournament: its snapshots are not the last one's."""
+    st.session_state.pop("f_snapshot", None)
 
 
 def _follow_opened_match(url: str, watermark: tuple[int, ...]) -> None:
@@ -129,20 +151,29 @@ def sidebar_filters(url: str, watermark: tuple[int, ...]) -> Filters:
     def query(name: str, *args: object) -> Any:
         return query_at(url, watermark, name, *args)
 
-    _init_widgets_from_url()
+    _widgets_from_link()
     _follow_opened_match(url, watermark)
     bar = st.sidebar
     names = list(query("tournaments")["name"])
-    _keep_valid("f_tournament", names)
-    tournament = bar.selectbox("Tournament", names, key="f_tournament")
+    held = st.session_state.get("f_tournament")
+    pending = held if held not in names and held == st.session_state.get(_WANTED) else None
+    options = names + ([pending] if pending else [])
+    _keep_valid("f_tournament", options)
+    tournament = bar.selectbox("Tournament", options, key="f_tournament",
+                               on_change=_new_tournament)
+    if pending is not None and tournament == pending:
+        bar.caption(f"No match of {plain(pending)} is stored yet: every page shows it as soon "
+                    "as one is." + (f" Stored: {plain(', '.join(names))}." if names else ""))
     snaps = query("snapshots", tournament)
-    ids = [int(i) for i in snaps["id"]]
-    labels = {int(r.id): f"#{r.id} · {r.created_at:%Y-%m-%d %H:%M} · {r.matches} matches"
+    labels = {int(r.number): f"#{r.number} · {r.created_at:%Y-%m-%d %H:%M} · {r.matches} matches"
               for r in snaps.itertuples()}
-    _keep_valid("f_snapshot", ids)
-    snapshot = bar.selectbox("Rating snapshot", ids, key="f_snapshot",
-                             format_func=lambda i: labels.get(i, str(i)),
-                             help="The stored ratings the leaderboard shows (latest first).")
+    numbers: list[int | None] = [None, *labels]
+    _keep_valid("f_snapshot", numbers)
+    snapshot = bar.selectbox(
+        "Rating snapshot", numbers, key="f_snapshot",
+        format_func=lambda n: LATEST if n is None else labels.get(n, f"#{n}"),
+        help="The ratings every page shows: the latest (it follows new matches and runs), "
+             "or a stored snapshot, numbered within the tournament (newest first).")
     games = query("game_names", tournament)
     _keep_valid("f_games", games)
     chosen = bar.multiselect("Games", games, key="f_games", placeholder="all games")
@@ -164,6 +195,7 @@ def sidebar_filters(url: str, watermark: tuple[int, ...]) -> Filters:
 
 
 def _sync_url(filters: Filters) -> None:
+    """The address says what the sidebar shows (no snapshot while following the latest)."""
     wanted = params_from_filters(filters)
     for key in GLOBAL_PARAMS:
         value = wanted.get(key)
@@ -173,9 +205,19 @@ def _sync_url(filters: Filters) -> None:
         elif (st.query_params.get_all(key) if isinstance(value, list)
               else st.query_params.get(key)) != value:
             st.query_params[key] = value
+    st.session_state[_SYNCED] = {key: st.query_params.get_all(key) for key in GLOBAL_PARAMS
+                                 if key in st.query_params}
 
 
 def main() -> None:
+    began = time.monotonic()
+    try:
+        _main()
+    finally:  # also when a page stops or reruns (Streamlit's control flow is exceptions)
+        page_ran(began)
+
+
+def _main() -> None:
     st.set_page_config(page_title="Xent Arena", page_icon=":material/insights:", layout="wide")
     url = database_url(sys.argv[1:])
     try:
@@ -204,6 +246,8 @@ def main() -> None:
     navigation = st.navigation([st.Page(_open_page(pages[landing]), title="Xent Arena",
                                         url_path="home", default=True, visibility="hidden"),
                                 *pages.values()])
+    if filters.tournament is not None:
+        watch(pages.get(navigation.url_path, pages[landing]), navigation.url_path)
     try:
         navigation.run()
     except Exception as error:  # Streamlit's stop/rerun are BaseExceptions and pass through

@@ -360,9 +360,11 @@ def observed_wins_reference(seats: pd.DataFrame) -> pd.DataFrame:
 
 def participant_history(reader: ReadModel, tournament: str | None, name: str) -> pd.DataFrame:
     """`name`'s rating, interval and rank (by rating, of how many) in every stored snapshot
-    of the tournament, oldest first: snapshot, created_at, rating, ci_low, ci_high, rank,
-    of, provisional."""
+    of the tournament, oldest first: snapshot (its number within the tournament),
+    created_at, rating, ci_low, ci_high, rank, of, provisional."""
     history = reader.snapshot_history(tournament)
+    if len(history):
+        history = history.assign(snapshot=history["number"])
     columns = ["snapshot", "created_at", "rating", "ci_low", "ci_high", "rank", "of",
                "provisional"]
     if not len(history) or name not in set(history["participant"]):

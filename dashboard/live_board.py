@@ -1,41 +1,44 @@
 """The leaderboard between snapshots: when matches were stored after the latest rating
 snapshot (a run in progress, or matches stored without one), the Leaderboard shows ratings
 computed now from every stored match, so it follows a run within seconds instead of waiting
-for the run's final snapshot.
+for the run's next snapshot.
 
-It is the computation `arena ratings` makes (`arena.tournaments.ratings.service.compute_ratings`:
-Bradley–Terry, match bootstrap with games weighted alike, rank ranges, provisional marks)
-over the same done matches, read through the dashboard's seat table, with fewer bootstrap
-resamples (`LIVE_RESAMPLES`); the stored snapshot written after the run has the full 1 000.
-A done match never changes once stored, so the rating records of the matches already seen
-are kept (per database and tournament) and only new matches are read. About 2 s of CPU at
-100 000 stored matches (benchmarks/dashboard_bench.py --only live); past `LIVE_MAX_MATCHES`
-the page shows the latest snapshot instead.
+It is `arena ratings`, not a copy of it: the same inputs (`arena.tournaments.rating_store.
+load_inputs`: the records of `arena.tournaments.records_from_store`, win-share imports, the
+sources' point convention, base, normalisation) read through the read model, rated by the
+same `rating_rows` with the same options (`DEFAULT_OPTIONS`: 1 000 bootstrap resamples,
+seed 0), so the page equals `arena ratings --tournament NAME` number for number. A done
+match never changes once stored, so the matches already read and their records are kept
+(per database and tournament) and only new matches are read. Past `LIVE_MAX_MATCHES` the
+page shows the latest snapshot instead (benchmarks/dashboard_bench.py --only live).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from arena.dashboard.data.records import match_records
-from arena.dashboard.filters import Filters
+from arena.storage import MATCH_DONE, StoredMatch
+from arena.storage.imports import ImportSource
 from arena.storage.read_model import ReadModel
 from arena.tournaments.ratings.records import MatchRecord
+from arena.tournaments.ratings.service import DEFAULT_OPTIONS, leaderboard_config
 
-LIVE_RESAMPLES = 200
 # Above this many stored matches the page shows the latest snapshot (and how many matches
-# came since) instead of rating on every page run. Rating costs about 2 s of CPU per
-# 100 000 matches (benchmarks/dashboard_bench.py --only live), so the limit only guards
-# against tournaments far beyond what was measured.
-LIVE_MAX_MATCHES = 250_000
-_KEPT = 4  # (database, tournament) pairs whose records are kept
-# (database URL, tournament) -> (match id, finish time) -> record
-_RECORDS: OrderedDict[tuple[str, str], dict[tuple[int, str], MatchRecord]] = OrderedDict()
+# came since) instead of rating on every page run: the run stores a snapshot as it goes.
+# `arena ratings`' 1 000 resamples cost about 11 s of CPU at 100 000 matches
+# (benchmarks/dashboard_bench.py --only live), so the page stops there.
+LIVE_MAX_MATCHES = 100_000
+_KEPT = 4  # (database, tournament) pairs whose matches are kept
+_Seen = dict[tuple[int, str], tuple[StoredMatch, MatchRecord]]  # (id, finish time) -> match
+# (database URL, tournament) -> the done matches read so far, with their records
+_MATCHES: OrderedDict[tuple[str, str], _Seen] = OrderedDict()
 _LOCK = threading.Lock()
 BOARD_COLUMNS = ["rank", "participant", "rating", "ci_low", "ci_high", "rank_low", "rank_high",
                  "n_comparisons", "provisional"]
@@ -46,26 +49,79 @@ def done_matches(reader: ReadModel, tournament: str | None) -> int:
     return 0 if not tournament else int(reader.match_counts(tournament).get("done", 0))
 
 
-def live_config() -> dict[str, Any]:
-    """How `live_board` rates (the fields a snapshot's `config` has that the page reads)."""
-    from dataclasses import asdict
+class KeptMatches:
+    """The read model as a `arena.tournaments.rating_store.RatingSource` that reads each
+    done match once and makes its record once (`records_from_store`): later calls read only
+    the matches stored since. Matches are kept by id and finish time: a database made anew
+    at the same path has the old ids, not the old matches."""
 
-    from arena.tournaments.ratings.service import RatingOptions
+    def __init__(self, reader: ReadModel) -> None:
+        self._reader = reader
+        self._made: dict[int, MatchRecord] = {}  # id(StoredMatch handed out) -> its record
 
-    options = RatingOptions(n_resamples=LIVE_RESAMPLES)
-    return {"n_resamples": options.n_resamples, "min_comparisons": options.min_comparisons,
-            "confidence": options.confidence, "options": asdict(options)}
+    def tournament_names(self) -> list[str]:
+        return self._reader.tournament_names()
+
+    def import_sources(self, tournament: str) -> list[ImportSource]:
+        return self._reader.import_sources(tournament)
+
+    def tournament_config(self, tournament: str) -> dict[str, Any] | None:
+        return self._reader.tournament_config(tournament)
+
+    def stored_matches(self, tournament: str, *, status: str | None = None) -> list[StoredMatch]:
+        if status != MATCH_DONE:  # only done matches never change
+            return self._reader.stored_matches(tournament, status=status)
+        kept = self._done(tournament)
+        self._made.update((id(m), r) for m, r in kept)
+        return [m for m, _ in kept]
+
+    def records(self, matches: Sequence[StoredMatch]) -> list[MatchRecord]:
+        """`records_from_store(matches)`: the records made when the matches were read."""
+        from arena.tournaments.records_from_store import match_record
+
+        return [self._made.get(id(m)) or match_record(m) for m in matches
+                if m.status == MATCH_DONE]
+
+    def _done(self, tournament: str) -> list[tuple[StoredMatch, MatchRecord]]:
+        from arena.tournaments.records_from_store import records_from_store
+
+        ids = self._reader.done_match_ids(tournament)  # (id, finish time as text), by id
+        key = (self._reader.where, tournament)
+        with _LOCK:
+            known = dict(_MATCHES.get(key, {}))
+        new = [i for i, when in ids if (i, when) not in known]
+        if new:
+            every = len(new) * 2 > len(ids)  # mostly new: one read of the tournament
+            read = self._reader.stored_matches(
+                tournament, status=MATCH_DONE, ids=None if every else new)
+            when = dict(ids)
+            for match, record in zip(read, records_from_store(read), strict=True):
+                if match.id in when:  # (a match stored between the two reads waits a call)
+                    known[(match.id, when[match.id])] = (match, record)
+        kept = {i: known[i] for i in ids if i in known}
+        with _LOCK:
+            _MATCHES[key] = kept
+            _MATCHES.move_to_end(key)
+            while len(_MATCHES) > _KEPT:
+                _MATCHES.popitem(last=False)
+        return list(kept.values())
 
 
 def live_board(reader: ReadModel, tournament: str, previous: int | None = None) -> pd.DataFrame:
-    """Ratings of every done match of `tournament`, computed now: the snapshot board's
-    columns (rank, participant, rating, ci_low, ci_high, rank_low, rank_high,
-    n_comparisons, provisional) and rank_change since snapshot `previous` (NaN: new)."""
-    from arena.tournaments.ratings.service import RatingInputs, RatingOptions, compute_ratings
+    """`arena ratings` of every done match of `tournament`, computed now (`rate_now`)."""
+    return rate_now(reader, tournament, previous)[0]
 
-    records = stored_records(reader, tournament)
-    board = compute_ratings(RatingInputs((tournament,), records),
-                            RatingOptions(n_resamples=LIVE_RESAMPLES))
+
+def rate_now(reader: ReadModel, tournament: str, previous: int | None = None
+             ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """`arena ratings` of every done match of `tournament`, computed now: the snapshot
+    board's columns (rank, participant, rating, ci_low, ci_high, rank_low, rank_high,
+    n_comparisons, provisional) and rank_change since snapshot `previous` (NaN: new); and
+    how it was computed (a snapshot's `config`)."""
+    from arena.tournaments.rating_store import rated
+
+    source = KeptMatches(reader)
+    inputs, board = rated(source, [tournament], DEFAULT_OPTIONS, source.records)
     frame = pd.DataFrame(board.as_dicts(), columns=BOARD_COLUMNS[1:])
     frame.insert(0, "rank", range(1, len(frame) + 1))
     before: dict[str, int] = {}
@@ -75,34 +131,4 @@ def live_board(reader: ReadModel, tournament: str, previous: int | None = None) 
         before = {str(r["participant"]): i + 1 for i, r in enumerate(ordered)}
     frame["rank_change"] = [before[p] - r if p in before else np.nan
                             for p, r in zip(frame["participant"], frame["rank"], strict=True)]
-    return frame
-
-
-def stored_records(reader: ReadModel, tournament: str) -> tuple[MatchRecord, ...]:
-    """Rating records of every done match of `tournament`, in match id order; matches seen
-    by an earlier call are not read again (done matches are never rewritten)."""
-    ids = reader.done_match_ids(tournament)  # (id, finish time): a remade file's ids differ
-    key = (reader.where, tournament)
-    with _LOCK:
-        known = dict(_RECORDS.get(key, {}))
-    new = [i for i in ids if i not in known]
-    if new:
-        filters = Filters(tournament=tournament)
-        if len(new) * 2 > len(ids):  # mostly new: one read of the tournament
-            frames = [reader.scored_seats(filters)]
-        else:
-            frames = [reader.scored_seats(filters, match_ids=[i for i, _ in new[k:k + 5000]])
-                      for k in range(0, len(new), 5000)]
-        when = dict(ids)
-        for seats in frames:
-            for rec in match_records(seats, round_scores=False):
-                mid = int(rec.match_id)
-                if mid in when:  # (a match stored between the two reads waits a call)
-                    known[(mid, when[mid])] = rec
-    records = tuple(known[i] for i in ids if i in known)
-    with _LOCK:
-        _RECORDS[key] = {i: known[i] for i in ids if i in known}
-        _RECORDS.move_to_end(key)
-        while len(_RECORDS) > _KEPT:
-            _RECORDS.popitem(last=False)
-    return records
+    return frame, asdict(leaderboard_config(inputs, DEFAULT_OPTIONS))

@@ -1,6 +1,7 @@
-"""Progress of a tournament run: a protocol for the executor, and a rich progress bar
-showing the phase (making maps k/N, then playing), matches stored / total, ETA, errors and
-the judge's batch statistics.
+"""Progress of a tournament run: a protocol for the executor, a rich progress bar showing
+the phase (making maps k/N, then playing), matches stored / total, ETA, errors and the
+judge's batch statistics, and the same as lines of text for a run whose output is not a
+terminal (`progress_line`, from the run's heartbeat).
 
 The ETA counts only the time since the first match could start (`MatchClock`): a run that
 spent minutes making maps would otherwise report the preparation as slow play.
@@ -12,6 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from arena.storage.live import PREPARING, RunProgress
 from arena.storage.records import MATCH_ERROR, FinishedMatch
 
 JudgeMetrics = Callable[[], Mapping[str, float]]
@@ -109,6 +111,32 @@ def clock_text(seconds: float | None) -> str:
     minutes, secs = divmod(round(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}"
+
+
+def start_line(progress: RunProgress, run: str) -> str:
+    """What a run says when it starts; `run` names it ("run 1 of live")."""
+    before = f", {progress.done_before} already stored" if progress.done_before else ""
+    return f"{run} started: {progress.total} matches planned{before}"
+
+
+def progress_line(progress: RunProgress, run: str, now: float | None = None) -> str:
+    """One line of a run's progress (phase, maps k/N, matches k/N, ETA) from its heartbeat,
+    what the dashboard's Live page shows; `now` (a `time.time()`) for the elapsed time."""
+    stored = progress.done_before + progress.done
+    parts = [f"{run}: {progress.phase or 'running'}"]
+    if progress.maps_total:
+        parts.append(f"maps {progress.maps_done}/{progress.maps_total}")
+    parts.append(f"matches {stored}/{progress.total}")
+    if progress.errors or progress.forfeits:
+        parts.append(f"errors {progress.errors}, forfeits {progress.forfeits}")
+    if progress.phase == PREPARING and progress.eta_s is None:
+        parts.append("ETA after preparation")
+    else:
+        parts.append(f"ETA {clock_text(progress.eta_s)}")
+    if progress.started_at is not None:
+        began = progress.started_at.timestamp()
+        parts.append(f"elapsed {clock_text(max((now or time.time()) - began, 0.0))}")
+    return ", ".join(parts)
 
 
 class RichProgress:

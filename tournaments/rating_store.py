@@ -4,16 +4,22 @@ rating snapshots, and the leaderboard of stored matches as text.
 The I/O side of `arena.tournaments.ratings.service` (whose functions are pure), so that
 `arena.tournaments.ratings` never imports storage queries, the exchange or the records
 reader: this module sits above them.
+
+`load_inputs` is the one way to the ratings' inputs (records, win-share matches, point
+convention, base, normalisation) and `rating_rows` the one board: `arena ratings`, every
+snapshot and the dashboard's live board (which reads through its read model, a
+`RatingSource` like `Store`) call them, so they agree number for number.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
-from arena.storage import MATCH_DONE, MATCH_NO_RESULT, Store
-from arena.tournaments.ratings import MatchRecord
+from arena.storage import MATCH_DONE, MATCH_NO_RESULT, Store, StoredMatch
+from arena.storage.imports import ImportSource
+from arena.tournaments.ratings import Leaderboard, MatchRecord
 from arena.tournaments.ratings.leaderboard_text import render_leaderboard
 from arena.tournaments.ratings.outcomes import WIN_SHARE
 from arena.tournaments.ratings.records import NoResultRecord
@@ -32,8 +38,29 @@ from arena.tournaments.records_from_store import (
 )
 
 
-def load_inputs(store: Store, tournaments: Sequence[str]) -> RatingInputs:
-    """Records and conventions of `tournaments` (UnknownNameError for an unknown name)."""
+class RatingSource(Protocol):
+    """Where the rating inputs are read: a `Store`, or the dashboard's read-only
+    `arena.storage.read_model.ReadModel` (the same storage queries)."""
+
+    def tournament_names(self) -> list[str]: ...
+
+    def stored_matches(self, tournament: str, *, status: str | None = None) -> list[StoredMatch]:
+        ...
+
+    def import_sources(self, tournament: str) -> list[ImportSource]: ...
+
+    def tournament_config(self, tournament: str) -> dict[str, Any] | None: ...
+
+
+Records = Callable[[Sequence[StoredMatch]], list[MatchRecord]]
+
+
+def load_inputs(
+    store: RatingSource, tournaments: Sequence[str], records_of: Records = records_from_store
+) -> RatingInputs:
+    """Records and conventions of `tournaments` (UnknownNameError for an unknown name).
+    `records_of` is `records_from_store`, or a caller's cache in front of it (the dashboard
+    keeps the records of done matches it has made: they never change)."""
     names = check_tournaments(store, tournaments)
     records: list[MatchRecord] = []
     no_results: list[NoResultRecord] = []
@@ -43,7 +70,7 @@ def load_inputs(store: Store, tournaments: Sequence[str]) -> RatingInputs:
     choices: set[str] = set()
     for name in names:
         matches = store.stored_matches(name, status=MATCH_DONE)
-        records += records_from_store(matches)
+        records += records_of(matches)
         no_results += no_result_records(store.stored_matches(name, status=MATCH_NO_RESULT))
         sources = store.import_sources(name)
         points |= {s.point for s in sources} if sources else {"mle"}
@@ -67,11 +94,25 @@ def load_inputs(store: Store, tournaments: Sequence[str]) -> RatingInputs:
 
 
 def rating_rows(
-    store: Store, tournaments: Sequence[str], options: RatingOptions = DEFAULT_OPTIONS
+    store: RatingSource,
+    tournaments: Sequence[str],
+    options: RatingOptions = DEFAULT_OPTIONS,
+    records_of: Records = records_from_store,
 ) -> list[dict[str, Any]]:
     """Leaderboard rows as dicts ``{participant, rating, ci_low, ci_high, rank_low,
-    rank_high, n_comparisons, provisional}``, best first."""
-    return compute_ratings(load_inputs(store, tournaments), options).as_dicts()
+    rank_high, n_comparisons, provisional}``, best first: what `arena ratings` prints."""
+    return rated(store, tournaments, options, records_of)[1].as_dicts()
+
+
+def rated(
+    store: RatingSource,
+    tournaments: Sequence[str],
+    options: RatingOptions = DEFAULT_OPTIONS,
+    records_of: Records = records_from_store,
+) -> tuple[RatingInputs, Leaderboard]:
+    """The inputs of `tournaments` and their leaderboard (`arena ratings`)."""
+    inputs = load_inputs(store, tournaments, records_of)
+    return inputs, compute_ratings(inputs, options)
 
 
 def store_snapshot(

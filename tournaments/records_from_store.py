@@ -1,4 +1,7 @@
-"""Stored matches (`Store.stored_matches`) as rating records.
+"""Stored matches (`Store.stored_matches`) as rating records: the one builder of the records
+that `arena ratings`, the rating snapshots (during and after a run, scheduled or not) and the
+dashboard's live board rate. Whoever reads the stored rows (a `Store`, the dashboard's read
+model), `match_record_of` and `seat_record_of` make the records.
 
 Only matches stored as ``done`` count (an ``error`` match has no result; it is played again
 on resume). A seat is an NPC exactly when it is not a main seat: in eval mode the main
@@ -12,38 +15,67 @@ several tournaments can be merged); ``map_id`` is the stored map's id (identical
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from arena.errors import UnknownNameError
 from arena.storage import MATCH_DONE, MATCH_NO_RESULT, Store, StoredMatch, StoredSeat
 from arena.tournaments.ratings.records import MatchRecord, Mode, NoResultRecord, SeatRecord
 
 
-def seat_record(seat: StoredSeat) -> SeatRecord:
+def seat_record_of(
+    role: str, participant: str, main: bool, best: float | None, forfeit: bool,
+    round_scores: Sequence[float | None],
+) -> SeatRecord:
+    """The rating record of one stored seat, from its stored values (however they were
+    read: a `StoredSeat`, or a row of the dashboard's read model)."""
     # A done match always has a best score unless the seat forfeited every round; treat a
     # missing score as the forfeit it is rather than dropping the seat (SCORING.md 1).
-    forfeit = seat.forfeit or seat.best is None
     return SeatRecord(
-        role=seat.role,
-        participant=seat.participant,
-        score=seat.best,
-        forfeit=forfeit,
-        round_scores=tuple(seat.round_scores),
-        npc=not seat.main,
+        role=role,
+        participant=participant,
+        score=best,
+        forfeit=forfeit or best is None,
+        round_scores=tuple(round_scores),
+        npc=not main,
+    )
+
+
+def match_record_of(
+    key: str, game: str, game_version: str, map_id: int | str, mode: str, rounds: int, ident: int,
+    seats: Sequence[SeatRecord],
+) -> MatchRecord:
+    """The rating record of one stored match from its stored values: the one place that
+    says how a stored match becomes a record (ids, versions, modes), for every reader."""
+    kind: Mode = "eval" if mode == "eval" else "head_to_head"
+    return MatchRecord(
+        match_id=key,
+        game=game,
+        map_id=str(map_id),
+        seats=tuple(seats),
+        mode=kind,
+        rounds=int(rounds),
+        order=float(ident),
+        game_version=game_version,
+    )
+
+
+def seat_record(seat: StoredSeat) -> SeatRecord:
+    return seat_record_of(
+        seat.role, seat.participant, seat.main, seat.best, seat.forfeit, seat.round_scores
     )
 
 
 def match_record(match: StoredMatch) -> MatchRecord:
-    mode: Mode = "eval" if match.mode == "eval" else "head_to_head"
-    return MatchRecord(
-        match_id=match.key,
-        game=match.game,
-        map_id=str(match.map_id),
-        seats=tuple(seat_record(s) for s in match.seats),
-        mode=mode,
-        rounds=match.rounds,
-        order=float(match.id),
-        game_version=match.game_version,
+    return match_record_of(
+        match.key, match.game, match.game_version, match.map_id, match.mode, match.rounds,
+        match.id, [seat_record(s) for s in match.seats],
     )
+
+
+class Named(Protocol):
+    """What knows the stored tournaments' names: a `Store`, or the dashboard's read model."""
+
+    def tournament_names(self) -> list[str]: ...
 
 
 def records_from_store(matches: Iterable[StoredMatch]) -> list[MatchRecord]:
@@ -62,7 +94,7 @@ def no_result_records(matches: Iterable[StoredMatch]) -> list[NoResultRecord]:
     ]
 
 
-def check_tournaments(store: Store, tournaments: Sequence[str]) -> list[str]:
+def check_tournaments(store: Named, tournaments: Sequence[str]) -> list[str]:
     """The names, deduplicated in order; UnknownNameError for one that is not stored."""
     known = store.tournament_names()
     out: list[str] = []

@@ -24,6 +24,7 @@ from arena.events import EVENT_ADAPTER, Event
 from arena.redaction import redact_tree
 from arena.storage import tables as t
 from arena.storage.engine import write_engine
+from arena.storage.numbers import run_number_of
 from arena.storage.tables import LiveJudge, LiveMatch, LiveRun, LiveScheduler, Schedule, Tournament
 
 RUNNING = "running"
@@ -71,6 +72,7 @@ class LiveRunRecord:
     progress: RunProgress
     tournament: str
     stale: bool  # says running, but its process stopped writing (killed?)
+    number: int = 0  # the run's number within its tournament (run 1 of live)
 
     @property
     def finished(self) -> int:
@@ -304,7 +306,10 @@ def live_runs(
     """Run heartbeats, the latest run first (`running_only`: those still running, stale or
     not)."""
     query = (
-        select(LiveRun, col(Tournament.name))
+        select(
+            LiveRun, col(Tournament.name),
+            run_number_of(col(LiveRun.run_id), col(LiveRun.tournament_id)).label("number"),
+        )
         .join(Tournament, col(Tournament.id) == col(LiveRun.tournament_id))
         .order_by(col(LiveRun.run_id).desc())
         .limit(limit)
@@ -328,7 +333,7 @@ def live_runs(
             maps_total=r["maps_total"] or 0,
         )
         stale = _is_stale(r["status"], r["updated_at"], moment, stale_after_s)
-        out.append(LiveRunRecord(progress, r["name"], stale))
+        out.append(LiveRunRecord(progress, r["name"], stale, int(r["number"] or 0)))
     return out
 
 

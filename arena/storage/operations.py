@@ -13,6 +13,7 @@ from arena.storage import (
     imports,
     live,
     match_keys,
+    numbers,
     queries,
     scopes,
     snapshots,
@@ -35,6 +36,8 @@ class StoreOperations:
     match_counts = operation(queries.match_counts)
     map_texts = operation(queries.map_texts)
     match_id_for_ref = operation(match_keys.match_id_for_ref)
+    run_number = operation(numbers.run_number)
+    snapshot_number = operation(numbers.snapshot_number)
 
     # drivers sharing a tournament: match claims, runs whose process is gone
     claim_matches = operation(claims.claim)

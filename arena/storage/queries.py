@@ -50,9 +50,10 @@ def stored_matches(
     *,
     status: str | None = None,
     limit: int | None = None,
+    ids: Sequence[int] | None = None,
 ) -> list[StoredMatch]:
     """The tournament's stored matches in the order they finished (optionally only those
-    with `status`, at most `limit` of the latest)."""
+    with `status`, at most `limit` of the latest, only those whose id is among `ids`)."""
     query: AnySelect = (
         select(
             Match,
@@ -74,8 +75,15 @@ def stored_matches(
         query = query.where(col(Match.status) == status)
     if limit is not None:
         query = query.order_by(col(Match.id).desc()).limit(limit)
+    chunks = [None] if ids is None else [list(ids[k : k + 500]) for k in range(0, len(ids), 500)]
     with engine.connect() as conn:
-        rows = list(conn.execute(query).mappings())
+        rows = [
+            r
+            for chunk in chunks
+            for r in conn.execute(
+                query if chunk is None else query.where(col(Match.id).in_(chunk))
+            ).mappings()
+        ]
         rows.sort(key=lambda r: int(r["id"]))
         seats = _seats(engine, [int(r["id"]) for r in rows])
     return [

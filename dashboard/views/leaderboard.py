@@ -2,9 +2,10 @@
 it), Bradley–Terry ratings with 95% intervals (forest plot and table), rank ranges,
 provisional marks, role split, rank change, predicted and observed win rates.
 
-It follows the stored matches: when matches were stored after the latest snapshot it shows
-ratings computed from them now (`arena.dashboard.live_board`), and while a run of the tournament
-is going it reloads itself within seconds of each stored match."""
+It shows the board `arena.dashboard.board` chooses: with no snapshot chosen, the latest
+(ratings computed now from the stored matches when the latest snapshot is behind them,
+`arena ratings`' own numbers), following a run as it goes (the sidebar's watcher reruns the
+page when matches are stored); a chosen older snapshot is said to be one."""
 
 from __future__ import annotations
 
@@ -13,77 +14,41 @@ import json
 import pandas as pd
 import streamlit as st
 
-from arena.dashboard import charts, tables
+from arena.dashboard import charts, live_board, tables
+from arena.dashboard.board import board_of, say_which, shown, unit_of_config
 from arena.dashboard.cache import compute, fresh, from_seats, query
-from arena.dashboard.context import current, reader_for
-from arena.dashboard.derived import predicted_wins, unit_of
-from arena.dashboard.live_board import (
-    LIVE_MAX_MATCHES,
-    LIVE_RESAMPLES,
-    done_matches,
-    live_board,
-    live_config,
-)
+from arena.dashboard.context import current
+from arena.dashboard.derived import predicted_wins
 from arena.dashboard.ui import need_rows, participant_link, plain
-
-REFRESH_S = 3.0
-_SEEN = "_lb_latest_seen"  # the latest snapshot id when the page last ran
-
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _done(url: str, watermark: tuple[int, ...], tournament: str | None) -> int:
-    return done_matches(reader_for(url), tournament)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _live_board(url: str, watermark: tuple[int, ...], tournament: str,
-                previous: int | None) -> pd.DataFrame:
-    return live_board(reader_for(url), tournament, previous)
-
 
 ctx = current()
 f = ctx.filters
 st.title("Leaderboard")
 
-done = _done(ctx.url, ctx.watermark, f.tournament)
-snaps = query("snapshots", f.tournament)
-latest = int(snaps["id"].iloc[0]) if len(snaps) else None
+view = shown()
+done = view.done
 runs = fresh("live_progress", f.tournament)
 running = runs[(runs["status"] == "running") & ~runs["stale"].astype(bool)]
-# The page follows the newest ratings unless an older snapshot was picked in the sidebar
-# (one that was the newest when last shown counts as following: a run adds snapshots).
-following = f.snapshot is None or f.snapshot in (latest, st.session_state.get(_SEEN))
-st.session_state[_SEEN] = latest
-snapshot_id = latest if following else f.snapshot
-payload = query("snapshot_payload", snapshot_id) if snapshot_id is not None else None
-payload = payload or {}
-rated = int(payload.get("matches") or 0)
-live = following and (snapshot_id is None or done > rated)
-too_many = live and snapshot_id is not None and done > LIVE_MAX_MATCHES
-live = live and not too_many
-
-if done == 0 and snapshot_id is None:
+say_which(view)
+if done == 0 and view.snapshot_id is None:
     st.info(f"No match of tournament {plain(f.tournament)} is stored yet. Ratings appear "
-            "here as soon as its first matches are stored (`arena run FILE`, or `arena demo`).")
+            "here as soon as its first matches are stored (`arena run FILE`, or `arena demo`)."
+            + (" A run of it is in progress: this page follows it." if len(running) else ""))
     st.stop()
-unit, per_natural = unit_of(payload)
-if live:
+if view.live:
     with st.spinner(f"Rating the {done} stored matches…"):
-        board = _live_board(ctx.url, ctx.watermark, str(f.tournament), latest)
-    config = live_config()
-    source = (f"computed now from the {done} stored matches ({LIVE_RESAMPLES} bootstrap "
-              "resamples)" + ("" if latest is None else
-                              f"; the latest snapshot #{latest} rated "
-                              f"{int(payload.get('matches') or 0)}"))
+        board, config = board_of(view)
+    source = (f"computed now from the {done} stored matches, as `arena ratings` does"
+              + ("" if view.number is None else
+                 f"; the latest snapshot #{view.number} rated {view.rated}"))
 else:
-    board = compute("snapshot_board", snapshot_id)
-    config = payload.get("config", {})
-    source = f"snapshot #{snapshot_id} of {rated} matches"
-    if too_many:
-        source += (f"; {done - rated} matches were stored since. Over {LIVE_MAX_MATCHES} "
-                   "matches the page does not rate them on the fly: the run stores a new "
-                   "snapshot as it goes")
+    board, config = board_of(view)
+    source = f"snapshot #{view.number} of {view.rated} matches"
+    if view.too_many:
+        source += (f"; {done - view.rated} matches were stored since. Over "
+                   f"{live_board.LIVE_MAX_MATCHES} matches the page does not rate them on "
+                   "the fly: the run stores a new snapshot as it goes")
+unit, per_natural = unit_of_config(config)
 min_comparisons = int(config.get("min_comparisons", 30))
 
 
@@ -100,11 +65,11 @@ head[2].metric("Games", len(query("game_names", f.tournament)))
 head[3].metric("Judge", judges, help=judges)
 head[4].metric("Last update (UTC)", _when(last, "%b %d %H:%M"),
                help="When the latest match was stored: " + _when(last, "%Y-%m-%d %H:%M:%S UTC"))
-if len(running):
+if len(running) and view.following:
     row = running.iloc[0]
     st.warning(f"Provisional: run {row['run']} of {plain(f.tournament)} is in progress "
                f"({row['finished']}/{row['total']} matches). These ratings follow the stored "
-               "matches and will move; this page reloads itself as matches are stored.")
+               "matches and will move; this page follows them as they are stored.")
 st.caption(f"Ratings: {source}.")
 with st.expander("How to read this"):
     st.markdown(
@@ -122,15 +87,6 @@ with st.expander("How to read this"):
         "while a run is in progress every rating is provisional, computed from the matches "
         "stored so far.")
 
-
-@st.fragment(run_every=REFRESH_S if len(running) else None)
-def _follow() -> None:
-    """While a run is going: reload the page when a match or snapshot was stored."""
-    if len(running) and tuple(fresh("watermark")) != tuple(ctx.watermark):
-        st.rerun()
-
-
-_follow()
 
 left, right = st.columns([3, 1])
 with right:
@@ -206,11 +162,13 @@ st.caption("Observed rates count only true pairwise comparisons: two rated seats
            "(within 1e-6 bits) counts half.")
 
 provenance = {
-    "snapshot": None if live else snapshot_id,
-    "computed_live_from_matches": done if live else None,
+    "snapshot": None if view.live else view.number,
+    "computed_live_from_matches": done if view.live else None,
     "tournament": f.tournament,
     "judge": f.judge or sorted(query("judge_specs", f.tournament)),
-    "config_sha256": query("run_config_sha", payload.get("run_id")),
+    "config_sha256": query("run_config_sha", (query("snapshot_payload", view.snapshot_id)
+                                              or {}).get("run_id")
+                           if view.snapshot_id is not None and not view.live else None),
     "rating_config": config,
     "filters": {"games": list(f.games), "since": str(f.since or ""), "until": str(f.until or ""),
                 "role": role, "min_comparisons": int(min_matches)},
@@ -218,7 +176,8 @@ provenance = {
 header = "".join(f"# {k}: {json.dumps(v, sort_keys=True)}\n" for k, v in provenance.items())
 c1, c2 = st.columns(2)
 c1.download_button("Download CSV", header + board.to_csv(index=False),
-                   file_name=f"leaderboard-{'live' if live else snapshot_id}.csv", mime="text/csv")
+                   file_name=f"leaderboard-{'live' if view.live else view.number}.csv",
+                   mime="text/csv")
 c2.download_button("Download JSON", json.dumps(
     {"provenance": provenance, "rows": json.loads(board.to_json(orient="records"))}, indent=2),
-    file_name=f"leaderboard-{'live' if live else snapshot_id}.json", mime="application/json")
+    file_name=f"leaderboard-{'live' if view.live else view.number}.json", mime="application/json")

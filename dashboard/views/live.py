@@ -64,7 +64,8 @@ def live_panel() -> None:
             st.progress(min(1.0, row.finished / max(row.total, 1)),
                         text=f"Playing: {row.finished}/{row.total} matches stored{making}")
         if row.stale:
-            st.warning(f"Run {row.run} says running but stopped reporting: its process may "
+            st.warning(f"Run {row.run} of {plain(row.tournament)} says running but stopped "
+                       "reporting: its process may "
                        "have been killed.")
     if not len(running):
         st.info("No tournament is running now. Start one with `arena run FILE --db URL`; "
@@ -83,7 +84,7 @@ def live_panel() -> None:
     left, right = st.columns(2)
     with left:
         st.subheader("Judge pool")
-        health = fresh("live_judges", [int(r) for r in running["run"]])
+        health = fresh("live_judges", [int(r) for r in running["run_id"]])
         if len(health):
             tables.show(health)
         else:
@@ -96,7 +97,7 @@ def live_panel() -> None:
                        "running? Start it with `arena scheduler --db URL`.")
         tables.show(fresh("next_recurring"))
     st.subheader("Runs")
-    tables.show(runs)
+    tables.show(runs.drop(columns=["run_id"]))
 
 
 live_panel()

@@ -8,9 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from arena.dashboard import pair_charts, tables
-from arena.dashboard.cache import compute, from_seats, query
+from arena.dashboard.board import board_of, say_which, shown, unit_of_config
+from arena.dashboard.cache import compute, from_seats
 from arena.dashboard.context import current
-from arena.dashboard.derived import predicted_wins, unit_of
+from arena.dashboard.derived import predicted_wins
 from arena.dashboard.ui import need_rows
 from arena.tournaments.ratings.bradley_terry import ELO_PER_NATURAL
 
@@ -19,11 +20,13 @@ f = ctx.filters
 st.title("Pairwise")
 
 narrowed = bool(f.games or f.judge or f.since or f.until)
-if f.snapshot is not None and not narrowed:
-    payload = query("snapshot_payload", f.snapshot) or {}
-    _, per_natural = unit_of(payload)
-    board = compute("snapshot_board", f.snapshot)
-    source = f"the ratings of snapshot #{f.snapshot}"
+view = shown()
+say_which(view)
+if not narrowed and (view.live or view.snapshot_id is not None):
+    board, config = board_of(view)
+    _, per_natural = unit_of_config(config)
+    source = ("the latest ratings (`arena ratings` of the stored matches)" if view.live
+              else f"the ratings of snapshot #{view.number}")
 else:
     per_natural = ELO_PER_NATURAL
     board = compute("point_ratings", f)

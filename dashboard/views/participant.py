@@ -8,9 +8,10 @@ from __future__ import annotations
 import streamlit as st
 
 from arena.dashboard import participant_charts, tables
+from arena.dashboard.board import board_of, say_which, shown, unit_of_config
 from arena.dashboard.cache import compute, from_seats, query
 from arena.dashboard.context import current
-from arena.dashboard.derived import unit_of, with_reference_ranks
+from arena.dashboard.derived import with_reference_ranks
 from arena.dashboard.ui import page_param, plain, replay_link, set_page_param
 
 RECENT = 20
@@ -37,18 +38,22 @@ name = st.selectbox("Participant", names, key="pp_name")
 set_page_param("name", name)
 
 history = compute("participant_history", f.tournament, name)
-payload = query("snapshot_payload", f.snapshot) if f.snapshot is not None else None
-unit, _ = unit_of(payload or {})
+view = shown()
+say_which(view)
+board, config = board_of(view)
+unit, _ = unit_of_config(config)
 summary = query("participant_summary", f)
 mine = summary[summary["participant"] == name]
 cols = st.columns(4)
-if len(history):
-    last = history.iloc[-1]
-    cols[0].metric("Rating", f"{last['rating']:.1f}",
-                   help=f"95% interval {last['ci_low']:.1f} to {last['ci_high']:.1f} ({unit}), "
-                   f"snapshot #{int(last['snapshot'])}" + (", provisional"
-                                                           if bool(last["provisional"]) else ""))
-    cols[1].metric("Rank", f"{int(last['rank'])} of {int(last['of'])}")
+rated = board[board["participant"] == name]
+if len(rated):
+    row = rated.iloc[0]
+    where = ("rated now from the stored matches" if view.live
+             else f"snapshot #{view.number}")
+    cols[0].metric("Rating", f"{row['rating']:.1f}",
+                   help=f"95% interval {row['ci_low']:.1f} to {row['ci_high']:.1f} ({unit}), "
+                   f"{where}" + (", provisional" if bool(row["provisional"]) else ""))
+    cols[1].metric("Rank", f"{int(row['rank'])} of {len(board)}")
 cols[2].metric("Matches", int(mine["matches"].sum()))
 cols[3].metric("Forfeits", int(mine["forfeits"].sum()))
 

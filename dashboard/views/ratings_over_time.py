@@ -1,33 +1,25 @@
 """Ratings over time: each participant's rating and interval per snapshot, marks where a
-participant's spec or the judge changed, and P(rank = k) from stored bootstrap draws.
-`arena run` and `arena demo` store snapshots during a run, so the chart grows inside a run;
-while one is going the page reloads itself when a new snapshot is stored."""
+participant's spec or the judge changed, and P(rank = k) from stored bootstrap draws (of the
+latest snapshot, or the chosen one). `arena run` and `arena demo` store snapshots during a
+run, so the chart grows inside a run (the sidebar's watcher reruns the page as they come)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from arena.dashboard import charts, tables
+from arena.dashboard.board import say_which, shown
 from arena.dashboard.cache import compute, fresh, query
 from arena.dashboard.context import current
 from arena.dashboard.ui import plain
 
-REFRESH_S = 5.0
 ctx = current()
 f = ctx.filters
 st.title("Ratings over time")
 runs = fresh("live_progress", f.tournament)
 running = bool(((runs["status"] == "running") & ~runs["stale"].astype(bool)).any())
-
-
-@st.fragment(run_every=REFRESH_S if running else None)
-def _follow() -> None:
-    """While a run is going: reload the page when a snapshot (or match) was stored."""
-    if running and tuple(fresh("watermark")) != tuple(ctx.watermark):
-        st.rerun()
-
-
-_follow()
+view = shown()
+say_which(view)
 history = query("snapshot_history", f.tournament)
 if not len(history):
     st.info(f"No rating snapshot of tournament {plain(f.tournament)} is stored yet. `arena "
@@ -35,9 +27,10 @@ if not len(history):
             + ("this page shows it as soon as it is stored." if running else
                "`arena ratings --tournament NAME` rates the stored matches now."))
     st.stop()
+history = history.assign(snapshot=history["number"]).drop(columns=["number"])  # #k of its own
 people = sorted(history["participant"].unique())
-shown = st.multiselect("Participants", people, default=people, key="h_people")
-history = history[history["participant"].isin(shown)]
+picked = st.multiselect("Participants", people, default=people, key="h_people")
+history = history[history["participant"].isin(picked)]
 changes = query("first_seen", f.tournament)
 first_snapshot = history["created_at"].min()
 changes = changes[changes["first_match_at"] > first_snapshot] if len(changes) else changes
@@ -48,17 +41,18 @@ if len(changes):
     tables.show(changes, labels={"first_match_at": "first match (UTC)"})
 
 st.subheader("P(rank = k)")
-if f.snapshot is None:
+if view.snapshot_id is None:
     st.info("No snapshot selected.")
 else:
-    probs = compute("rank_probabilities", f.snapshot)
+    probs = compute("rank_probabilities", view.snapshot_id)
+    which = ("the latest snapshot, " if view.following else "snapshot ") + f"#{view.number}"
     if len(probs):
         st.altair_chart(charts.rank_probabilities(probs), width="stretch")
-        st.caption(f"Share of the bootstrap draws stored with snapshot #{f.snapshot} in which "
-                   "each participant has rank k.")
+        st.caption(f"Share of the bootstrap draws stored with {which} in which each "
+                   "participant has rank k.")
     else:
-        st.info(f"Snapshot #{f.snapshot} stored no bootstrap draws (snapshots written by "
-                "older arenas did not); the next run's snapshot will.")
+        st.info(f"{which[0].upper()}{which[1:]} stored no bootstrap draws (snapshots written "
+                "by older arenas did not); the next run's snapshot will.")
 # Read like the Leaderboard: who, rating, interval, rank range (the query's order was not).
 ORDER = ["snapshot", "created_at", "participant", "rating", "ci_low", "ci_high", "rank_low",
          "rank_high", "n_comparisons", "provisional"]

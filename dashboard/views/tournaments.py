@@ -27,7 +27,8 @@ st.json(json.loads(config or "{}"), expanded=False)
 st.subheader("Runs")
 # "pending" is what the run had left to play when it started, not what is left now (a
 # finished run read "pending 120, done 120").
-tables.show(query("runs", f.tournament), labels={"pending": "to play at start"})
+tables.show(query("runs", f.tournament).drop(columns=["run_id"]),
+            labels={"pending": "to play at start"})
 
 st.subheader("Crosstable (win–draw–loss, row against column)")
 pairs = query("head_to_head", f)

@@ -17,7 +17,7 @@ from arena.dashboard.filters import Filters
 from arena.storage.read_model import ReadModel
 from arena.tournaments.ratings.normalisation import arms_curves
 
-COLUMNS = ["match", "game", "map_id", "mode", "rounds", "role", "participant", "main", "best",
+COLUMNS = ["match", "key", "game", "game_version", "map_id", "mode", "rounds", "role", "participant", "main", "best",
            "forfeit", "round_scores_json"]
 
 
@@ -67,7 +67,8 @@ def _seat(match: int, game: str, map_id: str, role: str, who: str, rounds: list[
           *, main: bool = True, forfeit: bool = False, mode: str = "eval") -> dict[str, object]:
     numeric = [r for r in rounds if r is not None]
     best = None if forfeit and not numeric else (max(numeric) if numeric else None)
-    return {"match": match, "game": game, "map_id": map_id, "mode": mode, "rounds": 3,
+    return {"match": match, "key": f"k{match}", "game": game, "game_version": "1",
+            "map_id": map_id, "mode": mode, "rounds": 3,
             "role": role, "participant": who, "main": main, "best": best,
             "forfeit": forfeit or best is None, "round_scores_json": json.dumps(rounds)}
 

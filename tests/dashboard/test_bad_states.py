@@ -73,7 +73,13 @@ def test_a_database_being_written_is_shown(open_app: OpenApp, arena_db: str) -> 
 
 
 @pytest.mark.parametrize("tournament", ["no-such-tournament"])
-def test_an_unknown_tournament_in_a_link_falls_back(open_app: OpenApp, tournament: str) -> None:
+def test_an_unknown_tournament_in_a_link_is_shown_empty_with_the_stored_ones(
+    open_app: OpenApp, tournament: str
+) -> None:
+    """A link names a tournament before its first match (issue 30): it is shown, empty,
+    and the sidebar names the stored ones (a typo is seen at once)."""
     at = open_app("views/matches.py", {"tournament": tournament})
     no_exception(at)
-    assert at.selectbox(key="f_tournament").value in ("nightly", "duel-cup")
+    assert at.selectbox(key="f_tournament").value == tournament
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert "is stored yet" in said and "nightly" in said and "duel" in said

@@ -42,7 +42,10 @@ def test_global_filters_are_sidebar_widgets_and_in_the_link(open_app: OpenApp) -
     assert at.selectbox(key="f_tournament").value == "nightly"
     assert at.multiselect(key="f_games").value == ["condense"]
     assert at.selectbox(key="f_judge").options[1] == "ngram"
-    assert at.selectbox(key="f_snapshot").value == 2  # the latest of the tournament
+    assert at.selectbox(key="f_snapshot").value is None  # the latest, followed
+    options = at.selectbox(key="f_snapshot").options
+    assert options[0] == "latest (follows new matches)" and options[1].startswith("#2 · ")
+    assert "snapshot" not in at.query_params  # following pins no snapshot in the link
     assert set(at.dataframe[0].value["game"]) == {"condense"}
     assert at.query_params["game"] == "condense"
     at.multiselect(key="f_games").set_value(["hidden"]).run()
@@ -59,7 +62,10 @@ def test_the_tournament_filter_changes_every_table(open_app: OpenApp) -> None:
     no_exception(at)
     assert set(at.dataframe[0].value["tournament"]) == {"duel-cup"}
     assert at.query_params["tournament"] == "duel-cup"
-    assert at.selectbox(key="f_snapshot").value == 3
+    assert at.selectbox(key="f_snapshot").value is None
+    # its own first snapshot is #1, though the database stored two of nightly before it
+    assert [o.split(" · ")[0] for o in at.selectbox(key="f_snapshot").options] == [
+        "latest (follows new matches)", "#1"]
 
 
 def test_a_date_window_without_matches_says_so(open_app: OpenApp) -> None:
@@ -81,6 +87,10 @@ def test_leaderboard_shows_the_snapshot_with_intervals_and_downloads(open_app: O
     # an older snapshot: ranks change is measured against nothing (it is the first)
     at.selectbox(key="f_snapshot").set_value(1).run()
     assert at.dataframe[0].value["rank_change"].isna().all()
+    assert [i.value for i in at.info if i.value.startswith("You are viewing")] == [
+        "You are viewing snapshot #1 of 15 matches; 15 newer matches. Choose “latest” under "
+        "Rating snapshot in the sidebar to follow the latest ratings."]
+    assert at.query_params["snapshot"] == "1"
 
 
 def test_leaderboard_refits_points_when_filters_narrow_it(open_app: OpenApp) -> None:
@@ -152,7 +162,8 @@ def test_no_page_shows_the_api_key(open_app: OpenApp, page: str) -> None:
 def test_ratings_over_time_shows_rank_probabilities_from_stored_draws(open_app: OpenApp) -> None:
     at = open_app("views/ratings_over_time.py", {"tournament": "nightly"})
     no_exception(at)
-    assert any("bootstrap draws stored with snapshot #2" in c.value for c in at.caption)
+    assert any("bootstrap draws stored with the latest snapshot, #2" in c.value
+               for c in at.caption)
     history = at.dataframe[-1].value
     assert set(history["snapshot"]) == {1, 2}
 
@@ -162,7 +173,7 @@ def test_matches_link_each_row_to_its_replay(open_app: OpenApp) -> None:
     table = at.dataframe[0].value
     for key, link in zip(table["key"], table["replay"], strict=True):  # the short key
         assert len(key) == 12
-        assert link.endswith(f"replay?tournament=nightly&snapshot=2&game=hidden&match={key}")
+        assert link.endswith(f"replay?tournament=nightly&game=hidden&match={key}")
 
 
 def test_playability_follows_the_games_filter(open_app: OpenApp) -> None:

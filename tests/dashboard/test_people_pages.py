@@ -202,7 +202,8 @@ def synthetic_seats(seed: int) -> pd.DataFrame:
                          "rounds": 1, "role": role, "participant": str(who), "main": 1,
                          "best": float(rng.choice([0.0, 1.0, 1.0 + 1e-9])),
                          "forfeit": int(rng.random() < 0.1), "round_scores_json": "[]"})
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)  # as scored_seats: each match's plan key and game version
+    return frame.assign(key=[f"k{m}" for m in frame["match"]], game_version="1")
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -179,7 +179,7 @@ DASHBOARD_LAYERS: Layers = [
     )),
     ("models", (
         "arena.dashboard.derived", "arena.dashboard.cache", "arena.dashboard.live_board",
-        "arena.dashboard.ui",
+        "arena.dashboard.ui", "arena.dashboard.board", "arena.dashboard.following",
     )),
     ("pages", ("arena.dashboard.views", "arena.dashboard.play")),
     ("app", ("arena.dashboard.app",)),

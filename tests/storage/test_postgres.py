@@ -128,3 +128,38 @@ def test_version_2_seed_columns_are_widened_on_upgrade(postgres_url: str) -> Non
             assert seed_types(conn) == {"bigint"}
     finally:
         engine.dispose()
+
+
+async def test_numbers_within_a_tournament_and_the_live_board_on_postgres(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Runs and snapshots counted within their tournament, and the dashboard's live board
+    read through the read-only read model equal to `arena ratings` (issue 30), on
+    PostgreSQL."""
+    from arena.dashboard.live_board import live_board
+    from arena.storage.read_model import ReadModel
+    from arena.tournaments.rating_store import rating_rows
+
+    registry = fx.registry()
+    for name in ("pg-first", "pg-second", "pg-second"):
+        path = fx.tournament_file(tmp_path, fx.SMALL.replace('name = "small"',
+                                                             f'name = "{name}"'))
+        await run_file(path, db=postgres_url, registry=registry, snapshot=True)
+    store = Store.open(postgres_url)
+    reader = ReadModel.open(postgres_url)
+    try:
+        runs = reader.runs("pg-second")
+        assert sorted(runs["run"]) == [1, 2] and min(runs["run_id"]) > 1
+        assert store.run_number(int(runs["run_id"].max())) == ("pg-second", 2)
+        snaps = reader.snapshots("pg-second")
+        assert sorted(snaps["number"]) == [1, 2]
+        assert store.snapshot_number(int(snaps["id"].max())) == 2
+        assert sorted(reader.live_progress("pg-second")["run"]) == [1, 2]
+        board = live_board(reader, "pg-second").set_index("participant")
+        cli = {r["participant"]: r for r in rating_rows(store, ["pg-second"])}
+        assert list(board.index) == list(cli)
+        assert [board.loc[p, "rating"] for p in cli] == [cli[p]["rating"] for p in cli]
+        assert [board.loc[p, "ci_low"] for p in cli] == [cli[p]["ci_low"] for p in cli]
+    finally:
+        reader.close()
+        store.close()

@@ -386,7 +386,7 @@ def _parse_new(obj: Mapping[str, object]) -> XentBenchmark:
         rounds=OLD_ROUNDS if rounds is None else _count(
             rounds, "metadata.num_rounds_per_game", MAX_ROUNDS),
         games=games, players=players, maps=maps, maps_per_game=per_game,
-        dialect=rules_for_reference_version(*_version(meta)).name,  # type: ignore[arg-type]
+        dialect=rules_for_reference_version(*_version(meta)).name,
     )
 
 

@@ -153,6 +153,9 @@ def run_now_command(
             done = await run_schedule(
                 store, name, registry=registry, owner=process_owner(), trigger=MANUAL
             )
+            # numbered within its tournament, as everywhere else
+            snapshot = (store.snapshot_number(done.snapshot_id)
+                        if done is not None and done.snapshot_id else None)
         finally:
             store.close()
         if done is None:
@@ -160,7 +163,7 @@ def run_now_command(
             raise typer.Exit(1)
         typer.echo(
             f"schedule '{name}': run {done.id} {done.status}, {done.written} match(es) "
-            f"stored, seed {done.seed}, rating snapshot {done.snapshot_id or '-'}"
+            f"stored, seed {done.seed}, rating snapshot {f'#{snapshot}' if snapshot else '-'}"
         )
         if done.error:
             typer.echo(f"error: {done.error}", err=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
+from arena.storage import imports, queries
 from arena.storage import live as live_rows
-from arena.storage import queries
 from arena.storage import scopes as scope_rows
 from arena.storage import transfers as transfer_rows
 from arena.storage.door import operation
@@ -92,6 +92,12 @@ class ReadModel:
     head_to_head = operation(match_reads.head_to_head)
     done_match_ids = operation(match_reads.done_match_ids)
     match_counts = operation(queries.match_counts)
+
+    # the rating inputs, read as `Store` reads them (`arena.tournaments.rating_store`)
+    tournament_names = operation(queries.tournament_names)
+    stored_matches = operation(queries.stored_matches)
+    import_sources = operation(imports.import_sources)
+    tournament_config = operation(imports.tournament_config)
 
     # participants
     participant_specs = operation(participants.participant_specs)

@@ -12,6 +12,7 @@ import pandas as pd
 from sqlalchemy import Engine, and_, case, func, select
 from sqlmodel import col
 
+from arena.storage.numbers import snapshot_number_of
 from arena.storage.read_model.filters import Filters
 from arena.storage.read_model.frames import joined_matches, match_conditions, read_frame
 from arena.storage.tables import (
@@ -88,10 +89,14 @@ def _distinct_values(
 
 
 def snapshots(engine: Engine, tournament: str | None) -> pd.DataFrame:
-    """Rating snapshots (newest first): id, created_at, method, matches rated, run id."""
+    """Rating snapshots (newest first): id, number (within its tournament: #1 is its
+    first), created_at, method, matches rated, run id."""
     query = (
         select(
-            col(RatingSnapshot.id), col(RatingSnapshot.created_at), col(RatingSnapshot.method),
+            col(RatingSnapshot.id),
+            snapshot_number_of(col(RatingSnapshot.id), col(RatingSnapshot.tournament_id))
+            .label("number"),
+            col(RatingSnapshot.created_at), col(RatingSnapshot.method),
             col(RatingSnapshot.payload_json),
         )
         .outerjoin(Tournament, col(Tournament.id) == col(RatingSnapshot.tournament_id))

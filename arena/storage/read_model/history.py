@@ -12,6 +12,7 @@ import pandas as pd
 from sqlalchemy import Engine, func, select
 from sqlmodel import col
 
+from arena.storage.numbers import snapshot_number_of
 from arena.storage.read_model.frames import AnySelect, read_frame
 from arena.storage.rows import row_id
 from arena.storage.tables import JudgeRecord, Match, Participant, RatingSnapshot, Seat, Tournament
@@ -25,12 +26,14 @@ class SnapshotView:
 
 
 def snapshot_history(engine: Engine, tournament: str | None) -> pd.DataFrame:
-    """Every snapshot's rows, oldest first: snapshot, created_at, participant, rating,
-    ci_low, ci_high, rank_low, rank_high, n_comparisons, provisional."""
+    """Every snapshot's rows, oldest first: snapshot (its id), number (within its
+    tournament), created_at, participant, rating, ci_low, ci_high, rank_low, rank_high,
+    n_comparisons, provisional."""
     query = (
         select(
-            col(RatingSnapshot.id), col(RatingSnapshot.created_at),
-            col(RatingSnapshot.payload_json),
+            col(RatingSnapshot.id),
+            snapshot_number_of(col(RatingSnapshot.id), col(RatingSnapshot.tournament_id)),
+            col(RatingSnapshot.created_at), col(RatingSnapshot.payload_json),
         )
         .outerjoin(Tournament, col(Tournament.id) == col(RatingSnapshot.tournament_id))
         .order_by(col(RatingSnapshot.id))
@@ -39,10 +42,11 @@ def snapshot_history(engine: Engine, tournament: str | None) -> pd.DataFrame:
         query = query.where(col(Tournament.name) == tournament)
     rows: list[dict[str, Any]] = []
     with engine.connect() as conn:
-        for ident, created, text in conn.execute(query):
+        for ident, number, created, text in conn.execute(query):
             payload = json.loads(text)
             for row in payload.get("rows", []):
-                rows.append({"snapshot": row_id(ident), "created_at": created, **row})
+                rows.append({"snapshot": row_id(ident), "number": int(number),
+                             "created_at": created, **row})
     return pd.DataFrame(rows)
 
 

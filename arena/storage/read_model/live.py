@@ -12,13 +12,23 @@ from sqlalchemy import Engine, case, func, select
 from sqlmodel import col
 
 from arena.events import Event
+from arena.storage.numbers import run_number, run_number_of, snapshot_number_of
 from arena.storage.read_model.frames import AnySelect, read_frame
-from arena.storage.tables import Match, Run, Schedule, ScheduleRun, Seat, Tournament
+from arena.storage.tables import (
+    Match,
+    RatingSnapshot,
+    Run,
+    Schedule,
+    ScheduleRun,
+    Seat,
+    Tournament,
+)
 
 
 def runs(engine: Engine, tournament: str | None = None, status: str | None = None) -> pd.DataFrame:
-    """Runs (newest first) with their stored matches: run, tournament, status, planned,
-    pending, done, errors, forfeits, started_at, finished_at, last_match_at, host, pid."""
+    """Runs (newest first) with their stored matches: run (its number within its
+    tournament), tournament, status, planned, pending, done, errors, forfeits, started_at,
+    finished_at, last_match_at, host, pid, run_id (the database's id)."""
     done = func.sum(case((col(Match.status) == "done", 1), else_=0))
     errors = func.sum(case((col(Match.status) == "error", 1), else_=0))
     per_run = (
@@ -36,12 +46,13 @@ def runs(engine: Engine, tournament: str | None = None, status: str | None = Non
     )
     query: AnySelect = (
         select(
-            col(Run.id).label("run"), col(Tournament.name).label("tournament"), col(Run.status),
+            run_number_of(col(Run.id), col(Run.tournament_id)).label("run"),
+            col(Tournament.name).label("tournament"), col(Run.status),
             col(Run.planned), col(Run.pending), func.coalesce(per_run.c.done, 0).label("done"),
             func.coalesce(per_run.c.errors, 0).label("errors"),
             func.coalesce(forfeits.c.forfeits, 0).label("forfeits"),
             col(Run.started_at), col(Run.finished_at), per_run.c.last_match_at,
-            col(Run.config_sha256), col(Run.host), col(Run.pid),
+            col(Run.config_sha256), col(Run.host), col(Run.pid), col(Run.id).label("run_id"),
         )
         .join(Tournament, col(Tournament.id) == col(Run.tournament_id))
         .outerjoin(per_run, per_run.c.run_id == col(Run.id))
@@ -84,13 +95,21 @@ def schedules(engine: Engine) -> pd.DataFrame:
 
 
 def schedule_runs(engine: Engine, limit: int = 200) -> pd.DataFrame:
+    """The schedules' runs, newest first, with the tournament run each made and the rating
+    snapshot it stored, both numbered within their tournament (run 3 of nightly)."""
     query = (
         select(
             col(ScheduleRun.id), col(ScheduleRun.schedule), col(ScheduleRun.trigger),
             col(ScheduleRun.status), col(ScheduleRun.written), col(ScheduleRun.seed),
-            col(ScheduleRun.tournament_run_id), col(ScheduleRun.snapshot_id),
+            col(Tournament.name).label("tournament"),
+            run_number_of(col(Run.id), col(Run.tournament_id)).label("tournament_run"),
+            snapshot_number_of(col(RatingSnapshot.id), col(RatingSnapshot.tournament_id))
+            .label("snapshot"),
             col(ScheduleRun.started_at), col(ScheduleRun.finished_at), col(ScheduleRun.error),
         )
+        .outerjoin(Run, col(Run.id) == col(ScheduleRun.tournament_run_id))
+        .outerjoin(Tournament, col(Tournament.id) == col(Run.tournament_id))
+        .outerjoin(RatingSnapshot, col(RatingSnapshot.id) == col(ScheduleRun.snapshot_id))
         .order_by(col(ScheduleRun.id).desc())
         .limit(limit)
     )
@@ -99,20 +118,22 @@ def schedule_runs(engine: Engine, limit: int = 200) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------ live
 
-LIVE_COLUMNS = ["run", "tournament", "status", "phase", "maps_done", "maps_total", "finished",
-                "total", "done", "errors", "forfeits", "in_flight", "matches_per_min", "eta_s",
-                "stale", "host", "pid", "started_at", "updated_at"]
+LIVE_COLUMNS = ["run", "run_id", "tournament", "status", "phase", "maps_done", "maps_total",
+                "finished", "total", "done", "errors", "forfeits", "in_flight",
+                "matches_per_min", "eta_s", "stale", "host", "pid", "started_at", "updated_at"]
 
 
 def live_progress(engine: Engine, tournament: str | None = None) -> pd.DataFrame:
-    """Run heartbeats (latest first) written by the executor (`arena.storage.live`): run,
-    tournament, status, phase (preparing: making maps, maps_done of maps_total; playing),
-    finished (of the schedule), total, errors, forfeits, in_flight, matches_per_min (since
-    play began), eta_s, stale (says running, stopped reporting)."""
+    """Run heartbeats (latest first) written by the executor (`arena.storage.live`): run
+    (its number within its tournament), run_id (the database's), tournament, status, phase
+    (preparing: making maps, maps_done of maps_total; playing), finished (of the schedule),
+    total, errors, forfeits, in_flight, matches_per_min (since play began), eta_s, stale
+    (says running, stopped reporting)."""
     from arena.storage.live import live_runs
 
     rows = [
-        {"run": r.progress.run_id, "tournament": r.tournament, "status": r.progress.status,
+        {"run": r.number, "run_id": r.progress.run_id, "tournament": r.tournament,
+         "status": r.progress.status,
          "phase": r.progress.phase, "maps_done": r.progress.maps_done,
          "maps_total": r.progress.maps_total, "finished": r.finished,
          "total": r.progress.total, "done": r.progress.done,
@@ -127,35 +148,41 @@ def live_progress(engine: Engine, tournament: str | None = None) -> pd.DataFrame
 
 
 def live_matches(engine: Engine) -> pd.DataFrame:
-    """Matches being played now: run, key (the plan key its stored row will have), game,
-    seats, round (k/R), elapsed_s."""
-    from arena.storage.live import matches_in_flight
+    """Matches being played now: tournament, run (its number within the tournament), key
+    (the plan key its stored row will have), game, seats, round (k/R), elapsed_s."""
+    from arena.storage.live import live_runs, matches_in_flight
 
     now = datetime.now(UTC)
+    runs = {r.progress.run_id: r for r in live_runs(engine, running_only=True)}
     rows = [
-        {"run": m.run_id, "key": m.key, "game": m.game,
+        {"tournament": runs[m.run_id].tournament if m.run_id in runs else "",
+         "run": runs[m.run_id].number if m.run_id in runs else m.run_id, "key": m.key,
+         "game": m.game,
          "seats": "; ".join(f"{role}: {who}" for role, who in m.seats),
          "round": f"{m.round}/{m.rounds}",
          "elapsed_s": round((now - m.started_at).total_seconds(), 1)}
         for m in matches_in_flight(engine)
     ]
-    return pd.DataFrame(rows, columns=["run", "key", "game", "seats", "round", "elapsed_s"])
+    return pd.DataFrame(rows, columns=["tournament", "run", "key", "game", "seats", "round",
+                                       "elapsed_s"])
 
 
 def live_judges(engine: Engine, run_ids: Sequence[int]) -> pd.DataFrame:
-    """The judge pool's latest health per run: queue depth, mean batch size, cache hit rate,
+    """The judge pool's latest health per run (`run_ids`: the database's ids): tournament,
+    run (its number within the tournament), queue depth, mean batch size, cache hit rate,
     tokens/s."""
     from arena.storage.live import judge_pool_health
 
     rows = []
     for run in run_ids:
         h = judge_pool_health(engine, int(run))
-        if h is not None:
-            rows.append({"run": run, "queue_depth": h.queue_depth,
+        named = run_number(engine, int(run))
+        if h is not None and named is not None:
+            rows.append({"tournament": named[0], "run": named[1], "queue_depth": h.queue_depth,
                          "mean_batch_size": h.mean_batch_size,
                          "cache_hit_rate": h.cache_hit_rate, "tokens_per_s": h.tokens_per_s,
                          "requests": h.requests, "updated_at": h.updated_at})
-    return pd.DataFrame(rows, columns=["run", "queue_depth", "mean_batch_size",
+    return pd.DataFrame(rows, columns=["tournament", "run", "queue_depth", "mean_batch_size",
                                        "cache_hit_rate", "tokens_per_s", "requests",
                                        "updated_at"])
 

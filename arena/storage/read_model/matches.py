@@ -1,6 +1,7 @@
 """Matches and their seats: the Matches table, scored seats for the Xent measure and
 Playability, participant summaries and head-to-head counts (the dashboard turns scored seats
-into rating records itself: `arena.dashboard.data.records`).
+into rating records with `arena.tournaments.records_from_store`'s rules:
+`arena.dashboard.data.records`).
 """
 
 from __future__ import annotations
@@ -108,20 +109,17 @@ def seat_rows(engine: Engine, match_ids: Sequence[int]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def scored_seats(
-    engine: Engine, filters: Filters, rated_only: bool = False,
-    match_ids: Sequence[int] | None = None,
-) -> pd.DataFrame:
-    """One row per seat of every done match that `filters` select: match, game, map_id,
-    mode, rounds, role, participant, main, best, forfeit, round_scores_json. `rated_only`
-    leaves NPC seats out (normalisation never reads them); `match_ids` keeps those matches
-    only (the live leaderboard reads the matches it has not seen)."""
+def scored_seats(engine: Engine, filters: Filters, rated_only: bool = False) -> pd.DataFrame:
+    """One row per seat of every done match that `filters` select: match, key, game,
+    game_version, map_id, mode, rounds, role, participant, main, best, forfeit,
+    round_scores_json (what `arena.tournaments.records_from_store` makes records of).
+    `rated_only` leaves NPC seats out (normalisation never reads them)."""
     query = joined_matches(
         select(
-            col(Match.id).label("match"), col(Game.name).label("game"), col(Match.map_id),
-            col(Match.mode), col(Match.rounds), col(Seat.role),
-            col(Participant.name).label("participant"), col(Seat.main), col(Seat.best),
-            col(Seat.forfeit), col(Seat.round_scores_json),
+            col(Match.id).label("match"), col(Match.key), col(Game.name).label("game"),
+            col(Game.version).label("game_version"), col(Match.map_id), col(Match.mode),
+            col(Match.rounds), col(Seat.role), col(Participant.name).label("participant"),
+            col(Seat.main), col(Seat.best), col(Seat.forfeit), col(Seat.round_scores_json),
         )
         .select_from(Match)
         .join(Seat, col(Seat.match_id) == col(Match.id))
@@ -129,8 +127,6 @@ def scored_seats(
     ).where(and_(col(Match.status) == "done", *match_conditions(filters)))
     if rated_only:
         query = query.where(col(Seat.main) == true())
-    if match_ids is not None:
-        query = query.where(col(Match.id).in_(list(match_ids)))
     return read_driver_frame(engine, query.order_by(col(Match.id), col(Seat.id)))
 
 
