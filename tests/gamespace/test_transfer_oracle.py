@@ -101,9 +101,11 @@ async def test_verdicts_follow_def_35(measured: tuple[TransferMatrix, Log]) -> N
 
 
 async def test_a_renamed_copy_transfers_exactly_one(measured: tuple[TransferMatrix, Log]) -> None:
-    """Calibration case (issue 19): the same runs and maps for both, V = 1 in every
-    resample (common random numbers), so the interval is [1, 1]."""
+    """Calibration case (issue 19): one evaluation form, so the same runs and maps for both
+    and V = 1 with the interval [1, 1]; by construction, and the matrix says so."""
     matrix, _ = measured
+    assert matrix.by_construction("plain", "renamed")
+    assert not matrix.by_construction("plain", "fixed")
     for source, target in (("plain", "renamed"), ("renamed", "plain")):
         v = matrix.value(source, target)
         assert (v.value, v.low, v.high) == (1.0, 1.0, 1.0), v
