@@ -31,13 +31,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
+import shutil
 import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.gamespace.transfer.evaluate import game_scores
 from arena.gamespace.transfer.finetune import MIN_STEPS
@@ -106,119 +108,247 @@ async def part_steps(args: argparse.Namespace) -> dict[str, float]:
     return out
 
 
-@dataclass
-class Case:
-    """One calibration case: its label, target rate and the seeds that met it."""
+def previous_interval(
+    sb: list[float], sa: list[list[float]], tb: list[float], ta: list[list[float]], seed: int,
+) -> tuple[float, float] | None:
+    """V's interval as it was computed before issue 36, kept here only to show the two side
+    by side: a percentile bootstrap drawing runs, then maps anew for each drawn run (as if
+    runs had maps of their own), 2000 resamples; None where it called V undefined."""
+    import numpy as np
 
-    label: str
-    target: float
-    hits: int = 0
-
-    def row(self, n: int) -> tuple[str, float, float, float, str]:
-        """label, rate, Wilson low/high, and what the interval shows at this n."""
-        low, high = wilson(self.hits, n)
-        if low >= self.target:
-            shown = "shown (low >= target)"
-        elif high < self.target:
-            shown = "MISSED (high < target)"
-        else:
-            shown = f"not shown at n={n}"
-        return self.label, self.hits / n, low, high, shown
-
-
-def print_cases(cases: dict[str, Case], n: int) -> None:
-    print(f"\n{'case':<48} {'rate':>6} {'95% Wilson':>14}  {'target':>7}  power")
-    for case in cases.values():
-        label, rate, low, high, shown = case.row(n)
-        print(f"{label:<48} {rate:>6.2f} [{low:.2f}, {high:.2f}]  >= {case.target:<4} {shown}")
+    b1, a1, b2, a2 = (np.asarray(x, dtype=float) for x in (sb, sa, tb, ta))
+    rng = np.random.default_rng(seed)
+    runs, maps = a1.shape
+    run_idx = rng.integers(0, runs, size=(2000, runs))
+    map_idx = rng.integers(0, maps, size=(2000, runs, maps))
+    source = (a1 - b1)[run_idx[:, :, None], map_idx].mean(axis=(1, 2))
+    target = (a2 - b2)[run_idx[:, :, None], map_idx].mean(axis=(1, 2))
+    if np.percentile(source, 2.5) <= 0.0:
+        return None
+    defined = source != 0.0
+    low, high = np.percentile(target[defined] / source[defined], [2.5, 97.5])
+    return float(low), float(high)
 
 
-async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
-    """The calibration cases over --seeds settings (seed s: evaluation maps, runs and
-    bootstrap), each R runs x K maps, the tests' tiny model and games (a fresh oracle and
-    store per seed, tuned models kept in a temporary folder). The copies are a renamed copy
-    (other name, other comment, register t renamed x) and a copy with a no-op instruction;
-    both have plain's evaluation form, so their V is 1 exactly when the pairing holds."""
+async def measure_seed(
+    seed: int, args: argparse.Namespace, registry: Registry, model: Path, folder: Path,
+) -> dict[str, Any]:
+    """One seed of the transfer part: a whole setting (R runs x K maps, its own evaluation
+    maps and run seeds), a fresh oracle; what the summary needs, JSON-ready."""
+    import itertools
+
     from arena.gamespace.transfer.arithmetic import runs_gain
     from arena.gamespace.transfer.measure import TransferSetting, open_oracle
     from arena.match_setup import load_game_text
 
-    cases = {
-        "renamed": Case("renamed copy: V interval contains 1", 0.9),
-        "noop": Case("no-op copy: V interval contains 1", 0.9),
-        "fixed": Case("score no move changes: not playable, V undef.", 0.95),
-        "learnable": Case("learnable game judged playable", 0.9),
+    plain, renamed, fixed = tg.games()
+    noop = load_game_text(tg.NOOP, "noop.xgl")
+    family = [plain, *tg.unrecognised()]  # one game, five texts
+    setting = TransferSetting(
+        tg.player_spec(model), args.finetuner, args.budget, maps=args.maps, seed=seed,
+        judge="ngram", runs=args.runs,
+    )
+    started = time.perf_counter()
+    async with open_oracle(setting, store=None, registry=registry, models_dir=folder) as oracle:
+        verdicts = {g.name: await oracle.verdict(g) for g in [*family, fixed]}
+        recognised = {
+            g.name: await oracle.transfer_record(plain, g) for g in (renamed, noop, fixed)
+        }
+        runs = [await oracle.run_verdict(plain, r) for r in range(args.runs)]
+        pairs = []
+        for source, target in itertools.permutations(family, 2):
+            record = await oracle.transfer_record(source, target)
+            paired = await oracle.paired_scores(source, target)
+            gains = [
+                statistics.fmean(a - b for row in after for a, b in zip(row, before, strict=True))
+                for before, after in ((paired.source_before, paired.source_after),
+                                      (paired.target_before, paired.target_after))
+            ]
+            pairs.append({
+                "source": source.name, "target": target.name, "value": record.value,
+                "low": record.low, "high": record.high, "reason": record.reason,
+                "source_gain": gains[0], "target_gain": gains[1],
+                "previous": previous_interval(paired.source_before, paired.source_after,
+                                              paired.target_before, paired.target_after, seed),
+            })
+        agreeing = oracle.agreement[tg.game_sha(plain)][0]
+        tuned = oracle.runs_tuned
+    prefix = [
+        runs_gain(runs[0].scores_before, [x.scores_after for x in runs[:r]]).playable
+        for r in range(1, args.runs + 1)
+    ]
+    return {
+        "seed": seed, "wall_s": round(time.perf_counter() - started, 1), "runs_tuned": tuned,
+        "setting": {"runs": args.runs, "maps": args.maps, "finetuner": args.finetuner,
+                    "budget": args.budget},
+        "verdicts": {k: {"playable": v.playable, "gain": v.score_after - v.score_before,
+                         "low": v.gain_low, "high": v.gain_high} for k, v in verdicts.items()},
+        "recognised": {k: [v.value, v.low, v.high] for k, v in recognised.items()},
+        "runs_ok": sum(r.gain_low > 0 for r in runs), "runs_agreeing": agreeing,
+        "playable_with_first_r": prefix, "pairs": pairs,
     }
-    exact = agree = defined = 0
+
+
+def contains(low: float | None, high: float | None, value: float) -> bool:
+    return low is not None and high is not None and low <= value <= high
+
+
+def show_v(pair: dict[str, Any]) -> str:
+    if pair["value"] is None:
+        return "undefined"
+    return f"{pair['value']:.2f} [{pair['low']:.2f}, {pair['high']:.2f}]"
+
+
+def rate_row(label: str, hits: int, n: int, note: str = "") -> str:
+    low, high = wilson(hits, n)
+    rate = hits / n if n else float("nan")
+    return f"{label:<58} {hits:>4}/{n:<4} {rate:>5.2f} [{low:.2f}, {high:.2f}]  {note}"
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """The calibration table over every measured seed (rows: one per seed)."""
+    n = len(rows)
+    names = [name for name in ("plain", *tg.UNRECOGNISED)]
+    copies = list(tg.UNRECOGNISED)
+    out: dict[str, float] = {"seeds": n}
+    print(f"\n{n} seeds, each R x K = {rows[0]['setting']['runs']} x "
+          f"{rows[0]['setting']['maps']} at the tests' fine-tuner and budget; rate, "
+          "Wilson 95 %")
+    # 1. by construction: one evaluation form, the same runs
+    print("\nBY CONSTRUCTION (the canonical form recognises the copy: it reuses plain's runs)")
+    for name in ("renamed", "noop"):
+        hits = sum(contains(r["recognised"][name][1], r["recognised"][name][2], 1.0)
+                   for r in rows)
+        exact = sum(r["recognised"][name] == [1.0, 1.0, 1.0] for r in rows)
+        print(rate_row(f"{name} copy: V contains 1", hits, n, f"(V = 1 [1, 1]: {exact})"))
+        out[f"bycon_{name}_contains_1"] = round(hits / n, 3)
+    # 2. measured: unrecognised copies, tuned and scored apart
+    every = [(r, p) for r in rows for p in r["pairs"]]
+    pooled: dict[tuple[str, str], float] = {}
+    for source in names:
+        for target in names:
+            if source != target:
+                chosen = [p for _, p in every if (p["source"], p["target"]) == (source, target)]
+                pooled[(source, target)] = (
+                    sum(p["target_gain"] for p in chosen) / sum(p["source_gain"] for p in chosen)
+                )
+    print("\nMEASURED (copies the canonical form does not recognise; each tuned and scored "
+          "apart)")
+    print("pooled V: the ratio of the mean gains over all seeds' runs and maps (what one "
+          "seed's V estimates)")
+    print(f"{'pair':<24} {'pooled V':>8}  {'contains 1':>16} {'contains pooled':>16} "
+          f"{'previous: contains 1':>21} {'undefined':>9}")
+    plain_pairs = [(s, t) for c in copies for s, t in (("plain", c), (c, "plain"))]
+    for source, target in [*plain_pairs, ("dead", "reordered"), ("reordered", "dead")]:
+        chosen = [p for _, p in every if (p["source"], p["target"]) == (source, target)]
+        defined = [p for p in chosen if p["value"] is not None]
+        one = sum(contains(p["low"], p["high"], 1.0) for p in defined)
+        truth = sum(contains(p["low"], p["high"], pooled[(source, target)]) for p in defined)
+        before = [p["previous"] for p in chosen if p["previous"] is not None]
+        old = sum(contains(b[0], b[1], 1.0) for b in before)
+        print(f"V_{source}({target})".ljust(24) + f" {pooled[(source, target)]:>8.2f}  "
+              f"{one:>3}/{len(defined):<3} {one / max(len(defined), 1):>5.2f}     "
+              f"{truth:>3}/{len(defined):<3} {truth / max(len(defined), 1):>5.2f}     "
+              f"{old:>3}/{len(before):<3} {old / max(len(before), 1):>5.2f}      "
+              f"{len(chosen) - len(defined):>5}")
+    for label, which in (("copy vs plain, both directions", set(plain_pairs)),
+                         ("every ordered pair of the five texts", set(pooled))):
+        chosen = [p for _, p in every if (p["source"], p["target"]) in which]
+        defined = [p for p in chosen if p["value"] is not None]
+        one = sum(contains(p["low"], p["high"], 1.0) for p in defined)
+        truth = sum(contains(p["low"], p["high"], pooled[(p["source"], p["target"])])
+                    for p in defined)
+        before = [p["previous"] for p in chosen if p["previous"] is not None]
+        old = sum(contains(b[0], b[1], 1.0) for b in before)
+        print(rate_row(f"{label}: V contains 1", one, len(defined), "(target >= 0.90)"))
+        print(rate_row(f"{label}: V contains the pooled V", truth, len(defined),
+                       "(calibration: 0.95)"))
+        print(rate_row(f"{label}: previous interval contains 1", old, len(before)))
+        print(rate_row(f"{label}: V defined", len(defined), len(chosen)))
+        key = "plain" if "plain" in label else "all"
+        out[f"measured_{key}_contains_1"] = round(one / max(len(defined), 1), 3)
+        out[f"measured_{key}_contains_pooled"] = round(truth / max(len(defined), 1), 3)
+        out[f"previous_{key}_contains_1"] = round(old / max(len(before), 1), 3)
+    print("(pairs of one seed share their scores: the pooled rows' Wilson intervals, which "
+          "count pairs as independent, are too narrow; the per-pair rows count seeds)")
+    agree = {c: sum(r["verdicts"][c]["playable"] == r["verdicts"]["plain"]["playable"]
+                    for r in rows) for c in copies}
+    for c in copies:
+        print(rate_row(f"verdicts of plain and {c} agree", agree[c], n))
+    out["verdicts_agree"] = round(sum(agree.values()) / (n * len(copies)), 3)
+    # 3. the other cases
+    print("\nOTHER CASES")
+    playable = {name: sum(r["verdicts"][name]["playable"] for r in rows)
+                for name in names}
+    for name in names:
+        print(rate_row(f"learnable game judged playable: {name}", playable[name], n,
+                       "(target >= 0.90)"))
+    fixed = sum((not r["verdicts"]["fixed"]["playable"])
+                and r["recognised"]["fixed"][0] is None for r in rows)
+    print(rate_row("score no move changes: not playable, V undefined", fixed, n,
+                   "(target >= 0.95)"))
+    runs = rows[0]["setting"]["runs"]
+    ok = sum(r["runs_ok"] for r in rows)
+    print(rate_row("single runs on plain that improved it (own interval > 0)", ok, n * runs))
+    print("plain judged playable with the first r runs: " + ", ".join(
+        f"r={k + 1}: {sum(r['playable_with_first_r'][k] for r in rows)}/{n}"
+        for k in range(runs)))
+    out["learnable_plain"] = round(playable["plain"] / n, 3)
+    out["fixed"] = round(fixed / n, 3)
+    minutes = sum(r["wall_s"] for r in rows) / 60
+    print(f"\nCOST: {minutes:.0f} min of wall time for {n} seeds ({minutes / n:.1f} min a seed: "
+          f"{sum(r['runs_tuned'] for r in rows) / n:.0f} fine-tuning runs and every "
+          "evaluation), one process at nice 19 on this shared 2-core machine")
+    out["minutes_per_seed"] = round(minutes / n, 2)
+    return out
+
+
+async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
+    """The calibration cases over --seeds settings (seed s: evaluation maps and fine-tuning
+    runs), each R runs x K maps, the tests' tiny model and games, a fresh oracle per seed.
+
+    By construction: a renamed copy (other name, comment, register) and a no-op copy have
+    plain's evaluation form, reuse its runs, and get V = 1 [1, 1]. Measured: plain and its
+    four unrecognised copies (`tests.gamespace.transfer_games.UNRECOGNISED`) are each tuned
+    R times and V is measured for every ordered pair, beside the interval used before issue
+    36 (same scores). Also: a game whose score no move can change, and verdicts.
+
+    Resumable: with --results FILE, each seed's row is appended to FILE (JSON lines) when it
+    is done, seeds already there are skipped, and the table covers every row in FILE."""
     registry = Registry.load()
-    prefix = {r: 0 for r in range(1, args.runs + 1)}  # playable with the first r runs
     first, n = args.first_seed, args.seeds
+    results = Path(args.results) if args.results else None
+    rows: list[dict[str, Any]] = []
+    if results is not None and results.is_file():
+        rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    done = {int(r["seed"]) for r in rows}
+    print(f"finetuner {args.finetuner}  budget {args.budget} tokens  runs {args.runs}  "
+          f"maps {args.maps}  seeds {first}..{first + n - 1}  ({len(done)} already in "
+          f"{results})")
+    print(f"{'seed':>4} {'min':>5} {'plain':>6} {'V_plain(register)':>20} "
+          f"{'V_register(plain)':>20} {'V_plain(expr)':>20}  copies playable")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         model = tg.save_long_context_model(folder / "tiny")
-        plain, renamed, fixed = tg.games()
-        noop = load_game_text(tg.NOOP, "noop.xgl")
-        print(f"finetuner {args.finetuner}  budget {args.budget} tokens  runs {args.runs}  "
-              f"maps {args.maps}  seeds {first}..{first + n - 1}")
-        print(f"{'seed':>4} {'V(renamed)':>20} {'V(noop)':>20} {'fixed':>10} {'plain':>12} "
-              f"{'runs ok':>7}  playable with first r runs")
         for seed in range(first, first + n):
-            setting = TransferSetting(
-                tg.player_spec(model), args.finetuner, args.budget, maps=args.maps, seed=seed,
-                judge="ngram", runs=args.runs,
-            )
-            async with open_oracle(
-                setting, store=None, registry=registry, models_dir=folder / "m"
-            ) as oracle:
-                learn = await oracle.verdict(plain)
-                stuck = await oracle.verdict(fixed)
-                v_renamed = await oracle.transfer_record(plain, renamed)
-                v_noop = await oracle.transfer_record(plain, noop)
-                v_fixed = await oracle.transfer_record(plain, fixed)
-                runs = [await oracle.run_verdict(plain, r) for r in range(args.runs)]
-                agreeing = oracle.agreement[tg.game_sha(plain)][0]
-            agree += agreeing == args.runs
-            ok = sum(r.gain_low > 0 for r in runs)
-            first_r = []
-            for r in range(1, args.runs + 1):
-                if r == 1:
-                    passed = runs[0].playable
-                else:
-                    passed = runs_gain(runs[0].scores_before, [x.scores_after for x in runs[:r]],
-                                       seed=seed).playable
-                prefix[r] += passed
-                first_r.append("y" if passed else "n")
-
-            def contains_one(r: object) -> bool:
-                low, high = getattr(r, "low", None), getattr(r, "high", None)
-                return low is not None and high is not None and low <= 1.0 <= high
-
-            def show(r: object) -> str:
-                v, low, high = (getattr(r, k) for k in ("value", "low", "high"))
-                return "undefined" if v is None else f"{v:.2f} [{low:.2f}, {high:.2f}]"
-
-            cases["renamed"].hits += contains_one(v_renamed)
-            cases["noop"].hits += contains_one(v_noop)
-            exact += all((v.value, v.low, v.high) == (1.0, 1.0, 1.0) for v in (v_renamed, v_noop))
-            defined += all(v.value is not None for v in (v_renamed, v_noop))
-            cases["fixed"].hits += (not stuck.playable) and v_fixed.value is None
-            cases["learnable"].hits += learn.playable
-            print(f"{seed:>4} {show(v_renamed):>20} {show(v_noop):>20} "
-                  f"{'unplayable' if not stuck.playable else 'PLAYABLE':>10} "
-                  f"{'playable' if learn.playable else 'NOT playable':>12} "
-                  f"{ok:>3}/{args.runs:<3}  {' '.join(first_r)}", flush=True)
-    print_cases(cases, n)
-    print(f"copies with V exactly 1, interval [1, 1]: {exact} of the {defined} seeds where V "
-          f"is defined (pairing held); undefined in {n - defined} (plain judged not playable, "
-          "Def. 37)")
-    print("learnable game judged playable with the first r runs: " + ", ".join(
-        f"r={r}: {k}/{n}" for r, k in prefix.items()))
-    out: dict[str, float] = {f"rate_{k}": round(c.hits / n, 3) for k, c in cases.items()}
-    out["copies_exactly_1"] = exact
-    out["copies_defined"] = defined
-    out["runs_all_agree_on_plain"] = agree
-    out["seeds"] = n
-    return out
+            if seed in done:
+                continue
+            row = await measure_seed(seed, args, registry, model, folder / f"m{seed}")
+            shutil.rmtree(folder / f"m{seed}", ignore_errors=True)
+            rows.append(row)
+            if results is not None:
+                with results.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(row) + "\n")
+            pick = {(p["source"], p["target"]): p for p in row["pairs"]}
+            verdicts = row["verdicts"]
+            print(f"{seed:>4} {row['wall_s'] / 60:>5.1f} "
+                  f"{'yes' if verdicts['plain']['playable'] else 'NO':>6} "
+                  f"{show_v(pick[('plain', 'register')]):>20} "
+                  f"{show_v(pick[('register', 'plain')]):>20} "
+                  f"{show_v(pick[('plain', 'expr')]):>20}  " + " ".join(
+                      f"{c}:{'y' if verdicts[c]['playable'] else 'n'}"
+                      for c in tg.UNRECOGNISED), flush=True)
+    return summarise(rows) if rows else {"seeds": 0}
 
 
 async def part_filter(args: argparse.Namespace) -> dict[str, float]:
@@ -280,6 +410,9 @@ async def main(argv: list[str]) -> None:
                         help="filter: the non-learner plays this many times --seeds trials")
     parser.add_argument("--steps", type=int, nargs="+", default=[1, 2, 4, 8, 16])
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--results", default=None,
+                        help="transfer: a JSON-lines file; seeds in it are skipped, new "
+                        "ones appended, and the table covers every row in it (resumable)")
     args = parser.parse_args(argv)
     results: dict[str, float] = {}
     for part in args.part or ["steps"]:
