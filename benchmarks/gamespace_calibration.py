@@ -7,12 +7,16 @@ Parts (``--part``, several allowed):
   long-context GPT-2, or ``--player hf:bundled --game single_text``). Shows whether the gain
   grows with steps and where MIN_STEPS sits.
 - ``transfer``: the calibration cases over --seeds seeds, each a whole setting (R runs x K
-  maps, two-level bootstrap): a renamed copy and a no-op copy of a learnable game have V's
-  interval containing 1 (both have the game's evaluation form, so with common random
-  numbers V is 1 exactly, and the table also counts the seeds where it was [1, 1]); a game
-  whose score no move can change is not playable (V undefined); a learnable game is judged
-  playable (and, per seed, with the first r of the R runs). Fine-tuner and budget: the
-  tests' (tests/gamespace/transfer_games.py).
+  maps). By construction: a renamed copy and a no-op copy of a learnable game share its
+  evaluation form and its runs, so V is 1 [1, 1]. Measured (issue 36): plain and four copies
+  the canonical form does not recognise (`tests.gamespace.transfer_games.UNRECOGNISED`),
+  each tuned and scored apart; V for every ordered pair, beside the interval used before
+  issue 36 on the same scores, the pooled V that each seed estimates, and whether the
+  verdicts of a game and its copy agree. Also: a game whose score no move can change is not
+  playable (V undefined); a learnable game is judged playable. Resumable (--results FILE).
+- ``pool``: a pool of real runs (--pool-runs per text, --pool-maps maps) and a resampling
+  study on it: many draws of R runs x K maps, V's interval now and before issue 36 on the
+  same scores, against 1 and against the pool's own V; and the verdicts' power.
 - ``filter``: the few-shot playability filter's pass rates for a non-learning (`random`)
   and a learning (`search`) base participant on --filter-games, at the filter's defaults
   (see arena.gamespace.sampling.fewshot); the non-learner plays --random-factor times more
@@ -24,7 +28,8 @@ or below 5 %). n/n successes show a >= 0.90 target from n = 35 seeds, >= 0.95 fr
 
 The last line is ``name=value`` pairs (the rates, and the number of seeds).
 
-Run: PYTHONPATH=. nice -n 10 python benchmarks/gamespace_calibration.py --part transfer --seeds 36 --runs 2
+Run: PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 19 python benchmarks/gamespace_calibration.py
+--part transfer --seeds 20 --results /tmp/calib-bench/transfer.jsonl
 """
 
 from __future__ import annotations
@@ -351,6 +356,158 @@ async def part_transfer(args: argparse.Namespace) -> dict[str, float]:
     return summarise(rows) if rows else {"seeds": 0}
 
 
+POOL_EVAL_SEED = 99_000  # the pool's evaluation maps (apart from every transfer seed)
+POOL_TUNE_SEED = 50_000  # pool run j is tuned with seed POOL_TUNE_SEED + j
+
+
+async def build_pool(args: argparse.Namespace, folder: Path) -> None:
+    """The pool of real runs behind `part_pool`: for plain and each unrecognised copy,
+    --pool-runs fine-tuning runs, each tuned model (and M) scored at every one of the five
+    texts on --pool-maps maps. One JSON file per (text, run) in `folder`; files already
+    there are kept (resumable)."""
+    from arena.gamespace.transfer.evaluate import evaluation_form
+    from arena.judges.ngram import NgramJudge
+    from arena.match_setup import load_game_text
+
+    registry, judge = Registry.load(), NgramJudge()
+    folder.mkdir(parents=True, exist_ok=True)
+    model = folder / "tiny"
+    if not (model / "config.json").is_file():
+        tg.save_long_context_model(model)
+    player = tg.player_spec(model)
+    games = {"plain": load_game_text(tg.PLAIN, "plain.xgl")}
+    games.update({g.name: g for g in tg.unrecognised()})
+    maps = args.pool_maps
+    base = folder / "base.json"
+    if not base.is_file():
+        base.write_text(json.dumps({
+            name: await game_scores(player, g, judge=judge, registry=registry, maps=maps,
+                                    seed=POOL_EVAL_SEED)
+            for name, g in games.items()
+        }))
+    tuner = registry.create_finetuner(args.finetuner)
+    for j in range(args.pool_runs):
+        for name, game in games.items():
+            out = folder / f"{name}-{j}.json"
+            if out.is_file():
+                continue
+            started = time.perf_counter()
+            result = await tuner.finetune(FineTuneRequest(
+                player, evaluation_form(game).view, judge, args.budget, POOL_TUNE_SEED + j,
+                folder / "m" / f"{name}-{j}",
+            ))
+            scores = {
+                other: await game_scores(result.player, g, judge=judge, registry=registry,
+                                         maps=maps, seed=POOL_EVAL_SEED)
+                for other, g in games.items()
+            }
+            out.write_text(json.dumps({"steps": result.steps, "tokens": result.tokens,
+                                       "scores": scores}))
+            shutil.rmtree(folder / "m" / f"{name}-{j}", ignore_errors=True)
+            print(f"pool {name}-{j}: {time.perf_counter() - started:.0f} s", flush=True)
+
+
+async def part_pool(args: argparse.Namespace) -> dict[str, float]:
+    """A resampling study on a pool of real runs (`build_pool`): --pool-trials times per
+    ordered pair of the five texts, draw R runs of the source and K maps (with replacement:
+    the pool is the population) and compute V's interval now and as it was before issue 36
+    (`previous_interval`), on the same scores. "Pooled V" is the ratio of the mean gains
+    over the whole pool: what a draw estimates. Cheap once the pool exists (no tuning), so
+    many draws; but they share one pool of runs and maps, so this checks the interval's
+    arithmetic on real score tables, and the transfer part (independent seeds) checks the
+    rest."""
+    import glob
+    import itertools
+
+    import numpy as np
+
+    from arena.gamespace.transfer.arithmetic import runs_gain, runs_transfer_value
+
+    folder = Path(args.pool_dir)
+    await build_pool(args, folder)
+    base = {k: np.asarray(v) for k, v in json.loads((folder / "base.json").read_text()).items()}
+    names = list(base)
+    runs = {
+        name: [json.loads(Path(f).read_text())["scores"]
+               for f in sorted(glob.glob(str(folder / f"{name}-*.json")))][: args.pool_runs]
+        for name in names
+    }
+    rng = np.random.default_rng(0)
+    maps = len(base["plain"])
+    print(f"pool: {min(len(r) for r in runs.values())} runs per text, {maps} maps; draws of "
+          f"R = {args.runs} runs x K = {args.maps} maps, {args.pool_trials} per pair")
+    print(f"{'pair':<22} {'pooled V':>8} {'now: contains 1':>16} {'contains pooled':>16} "
+          f"{'before: contains 1':>19} {'contains pooled':>16} {'defined now':>11}")
+    totals = {k: [0, 0] for k in ("now_1", "now_pooled", "before_1", "before_pooled")}
+    plain_totals = {k: [0, 0] for k in totals}
+    degenerate = []
+    for source, target in itertools.permutations(names, 2):
+        s_after = np.asarray([r[source] for r in runs[source]])
+        t_after = np.asarray([r[target] for r in runs[source]])
+        pooled = (t_after - base[target]).mean() / (s_after - base[source]).mean()
+        counts = {k: [0, 0] for k in totals}
+        defined = 0
+        for trial in range(args.pool_trials):
+            mi = rng.integers(0, maps, args.maps)
+            ri = rng.integers(0, len(s_after), args.runs)
+            table = (base[source][mi], s_after[ri][:, mi], base[target][mi], t_after[ri][:, mi])
+            now = runs_transfer_value(*table).value
+            if now is not None:
+                defined += 1
+                for key, value in (("now_1", 1.0), ("now_pooled", pooled)):
+                    counts[key][0] += now.low <= value <= now.high
+                    counts[key][1] += 1
+            before = previous_interval(
+                table[0].tolist(), table[1].tolist(), table[2].tolist(), table[3].tolist(),
+                trial,
+            )
+            if before is not None:
+                for key, value in (("before_1", 1.0), ("before_pooled", pooled)):
+                    counts[key][0] += before[0] <= value <= before[1]
+                    counts[key][1] += 1
+        # dead and reordered have the same per-map scores but in one pool run on one map:
+        # most draws give [1, 1] and miss a pooled V of 0.9997; left out of the totals
+        if abs(pooled - 1.0) < 1e-3 and source != "plain" and target != "plain":
+            degenerate.append(f"V_{source}({target})")
+        else:
+            for key in totals:
+                totals[key][0] += counts[key][0]
+                totals[key][1] += counts[key][1]
+                if "plain" in (source, target):
+                    plain_totals[key][0] += counts[key][0]
+                    plain_totals[key][1] += counts[key][1]
+        share = {k: c[0] / max(c[1], 1) for k, c in counts.items()}
+        print(f"V_{source}({target})".ljust(22) + f" {pooled:>8.2f} {share['now_1']:>16.2f} "
+              f"{share['now_pooled']:>16.2f} {share['before_1']:>19.2f} "
+              f"{share['before_pooled']:>16.2f} {defined / args.pool_trials:>11.2f}", flush=True)
+    for label, which in (("copy vs plain", plain_totals), ("every pair", totals)):
+        for key in which:
+            hits, n = which[key]
+            print(rate_row(f"{label}: {key.replace('_', ', contains ')}", hits, n))
+    print("left out (pooled V 1 up to one map of one run, most draws [1, 1]): "
+          + ", ".join(degenerate))
+    print("Def. 35 over the same draws (R runs x K maps of each text's own runs):")
+    out: dict[str, float] = {}
+    for name in names:
+        after = np.asarray([r[name] for r in runs[name]])
+        true_gain = (after - base[name]).mean()
+        covered = playable = 0
+        for _ in range(args.pool_trials):
+            mi = rng.integers(0, maps, args.maps)
+            ri = rng.integers(0, len(after), args.runs)
+            verdict = runs_gain(base[name][mi], after[ri][:, mi]).gain
+            covered += verdict.gain.low <= true_gain <= verdict.gain.high
+            playable += verdict.playable
+        print(f"  {name:<10} pooled gain {true_gain:+6.1f}  interval contains it "
+              f"{covered / args.pool_trials:.3f}  judged playable {playable / args.pool_trials:.3f}")
+        out[f"pool_playable_{name}"] = round(playable / args.pool_trials, 3)
+    for key, (hits, n) in plain_totals.items():
+        out[f"pool_plain_{key}"] = round(hits / max(n, 1), 3)
+    for key, (hits, n) in totals.items():
+        out[f"pool_all_{key}"] = round(hits / max(n, 1), 3)
+    return out
+
+
 async def part_filter(args: argparse.Namespace) -> dict[str, float]:
     """Pass rates of the trend filter (and of the old arms rule) for a non-learning base
     (`random`) and a learning one (`search`), one trial per seed (maps 1000*trial..), at
@@ -392,7 +549,8 @@ async def part_filter(args: argparse.Namespace) -> dict[str, float]:
 
 async def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", action="append", choices=("steps", "transfer", "filter"))
+    parser.add_argument("--part", action="append",
+                        choices=("steps", "transfer", "pool", "filter"))
     parser.add_argument("--player", default="tiny", help="tiny (the tests' model) or a spec")
     parser.add_argument("--game", default="plain", help="plain (the tests' game) or a name")
     parser.add_argument("--judge", default="ngram")
@@ -410,6 +568,10 @@ async def main(argv: list[str]) -> None:
                         help="filter: the non-learner plays this many times --seeds trials")
     parser.add_argument("--steps", type=int, nargs="+", default=[1, 2, 4, 8, 16])
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--pool-dir", default="/tmp/calib-pool", help="pool: its folder")
+    parser.add_argument("--pool-runs", type=int, default=16, help="pool: runs per text")
+    parser.add_argument("--pool-maps", type=int, default=96, help="pool: maps")
+    parser.add_argument("--pool-trials", type=int, default=300, help="pool: draws per pair")
     parser.add_argument("--results", default=None,
                         help="transfer: a JSON-lines file; seeds in it are skipped, new "
                         "ones appended, and the table covers every row in it (resumable)")
@@ -420,6 +582,8 @@ async def main(argv: list[str]) -> None:
             results.update(await part_steps(args))
         elif part == "transfer":
             results.update(await part_transfer(args))
+        elif part == "pool":
+            results.update(await part_pool(args))
         elif part == "filter":
             results.update(await part_filter(args))
     print(" ".join(f"{k}={v}" for k, v in results.items()))
