@@ -486,6 +486,8 @@ async def part_pool(args: argparse.Namespace) -> dict[str, float]:
             print(rate_row(f"{label}: {key.replace('_', ', contains ')}", hits, n))
     print("left out (pooled V 1 up to one map of one run, most draws [1, 1]): "
           + ", ".join(degenerate))
+    print("(the Wilson intervals count draws as independent; the draws share one pool of "
+          "runs and maps, so they are too narrow)")
     print("Def. 35 over the same draws (R runs x K maps of each text's own runs):")
     out: dict[str, float] = {}
     for name in names:
