@@ -110,23 +110,29 @@ def explanation(matrix: TransferMatrix, minutes: float) -> list[str]:
         f"the same {setting.maps} evaluation maps; {level} intervals: Student's t over the "
         "runs x maps table for the gains, Fieller's for V.",
     ]
-    if any(matrix.by_construction(v.source, v.target) for v in matrix.values
-           if v.source != v.target):
+    pairs = [v for v in matrix.values if v.source != v.target]
+    if any(matrix.by_construction(v.source, v.target) for v in pairs):
         lines.append(
             f"{BY_CONSTRUCTION}: the two texts have one canonical form (register names, "
             "comments or a no-op line apart): they share their runs, so V = 1 [1, 1] holds "
             "by construction; it was not measured."
         )
-    lines += [
-        "Other pairs were measured apart. Players read the code, so two spellings of one "
-        "game that the canonical form does not recognise can score differently for the "
-        "untuned model, and their V need not be 1 (docs/gamespace-calibration.md).",
-        "undefined: the row's or the column's game is not playable (its fine-tuning gain "
-        "interval is not above 0; Def. 37 is stated for two playable games), or the row's "
-        "gain is too uncertain to divide by (more runs or maps would tell).",
+    if any(not matrix.by_construction(v.source, v.target) for v in pairs):
+        lines.append(
+            "Other pairs were measured apart. Players read the code, so two spellings of one "
+            "game that the canonical form does not recognise can score differently for the "
+            "untuned model, and their V need not be 1 (docs/gamespace-calibration.md)."
+        )
+    if any(v.value is None for v in matrix.values):
+        lines.append(
+            "undefined: the row's or the column's game is not playable (its fine-tuning gain "
+            "interval is not above 0; Def. 37 is stated for two playable games), or the "
+            "row's gain is too uncertain to divide by (more runs or maps would tell)."
+        )
+    lines.append(
         f"Cost: {matrix.runs_tuned} fine-tuning run(s) tuned in this call, "
-        f"{minutes:.1f} min on this machine (runs already stored are read back).",
-    ]
+        f"{minutes:.1f} min on this machine (runs already stored are read back)."
+    )
     return lines
 
 
