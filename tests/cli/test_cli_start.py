@@ -94,7 +94,7 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
     from arena.tournaments.recurring import schedules
 
     assert scope.FINETUNE == scope_run.FINETUNE
-    assert (transfer.RESAMPLES, transfer.LEVEL) == (transfer_math.RESAMPLES, transfer_math.LEVEL)
+    assert transfer.LEVEL == transfer_math.LEVEL
     assert get_args(cli_ratings.Scale) == get_args(service.Scale)
     assert get_args(cli_ratings.ExportFormat) == get_args(export.ExportFormat)
     assert get_args(cli_imports.ImportFormat) == get_args(importers.ImportFormat)
