@@ -29,6 +29,11 @@ NPC-only participants are the organiser's own and may play several seats of a ma
 
 A plan's key is a SHA-256 over everything that determines the match, so running a
 tournament again finds the matches already stored (resume).
+
+`plan_matches` returns the plans in the order a run plays them
+(`arena.tournaments.match_order.balanced_order`: every prefix of a run close to a
+stratified sample of it); the builders above list them game by game, and the keys and map
+indices are made in that order, so reordering changes no key.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from dataclasses import dataclass, field
 
 from arena.errors import ConfigError
 from arena.runtime.seeds import derive_seed
+from arena.tournaments.match_order import balanced_order
 
 EVAL = "eval"
 HEAD_TO_HEAD = "head_to_head"
@@ -390,10 +396,12 @@ def plan_matches(
     *,
     seed: int = 0,
     judge: str = "",
+    balanced: bool = True,
 ) -> list[MatchPlan]:
     """The tournament's plans for `mode` ("eval" or "head_to_head"), checked by
-    `check_map_information`."""
+    `check_map_information`, in the order a run plays them (`balanced_order`; with
+    `balanced=False` game by game, as planned, the order runs had before issue 30)."""
     builder = eval_pairings if mode == EVAL else head_to_head_pairings
     plans = builder(tournament, games, entrants, specs, seed=seed, judge=judge)
     check_map_information(plans, games, entrants)
-    return plans
+    return balanced_order(plans, seed) if balanced else plans

@@ -146,7 +146,8 @@ TOURNAMENTS_LAYERS: Layers = [
         "arena.tournaments.__init__", "arena.tournaments.config",
         "arena.tournaments.config_errors", "arena.tournaments.plugin_problems",
         "arena.tournaments.scope_games", "arena.tournaments.map_views",
-        "arena.tournaments.pairings", "arena.tournaments.stories",
+        "arena.tournaments.match_order", "arena.tournaments.pairings",
+        "arena.tournaments.stories",
     )),
     ("ratings", ("arena.tournaments.ratings",)),  # pure functions (see below)
     ("records", ("arena.tournaments.records_from_store", "arena.tournaments.rating_store")),

@@ -62,6 +62,16 @@ PointOption = Annotated[
     ),
 ]
 ResamplesOption = Annotated[int, typer.Option("--resamples", min=1, help="Bootstrap resamples.")]
+Resampling = Literal["match", "map"]  # arena.tournaments.ratings.bootstrap.RESAMPLING
+ResampleOption = Annotated[
+    Resampling,
+    typer.Option(
+        "--resample",
+        help="The bootstrap's unit: match (matches drawn with replacement, games weighted "
+        "alike) or map (each game's maps drawn, then their matches: wider intervals when "
+        "matches on one map move together).",
+    ),
+]
 SeedOption = Annotated[int, typer.Option(help="Bootstrap seed (ratings are deterministic).")]
 
 
@@ -95,6 +105,7 @@ def ratings_command(
     ] = False,
     point: PointOption = "auto",
     resamples: ResamplesOption = 1000,
+    resample: ResampleOption = "match",
     seed: SeedOption = 0,
     confidence: Annotated[float, typer.Option(min=0.5, max=0.999)] = 0.95,
     role_effects: Annotated[
@@ -127,6 +138,7 @@ def ratings_command(
     options = _options(
         scale, point, resamples, seed, confidence=confidence, role_effects=role_effects,
         min_comparisons=min_comparisons, anchor=anchor, anchor_value=anchor_value, prior=prior,
+        resample=resample,
     )
     store = _open(db)
     try:

@@ -6,7 +6,14 @@
   or absent. A match stored as `error` is played again.
 - Maps are resolved once per (game, map seed) and stored before any match on them is
   played; stored texts are reused, so every entrant plays identical maps. Maps are made
-  while matches play: a match waits for its own map only (`map_prep.MapPreparation`).
+  while matches play: a match waits for its own map and those of the matches planned
+  before it (`map_prep.MapPreparation`).
+- Order: pending matches start in plan order (the balanced order of
+  `arena.tournaments.match_order`; a resume plays the missing ones in the same relative
+  order): they wake in that order once their maps are ready and queue for the
+  concurrency slots first come, first served, so the matches stored at any moment are a
+  prefix of the order up to those in flight (a match waiting for a provider's own limit
+  lets later matches of other providers pass). Claims are taken in chunks in that order.
 - Claims: each match is claimed in the database before it is played
   (`arena.storage.claims`), so several drivers on one database (Postgres) never play a
   match twice; claims are renewed while the run lives and freed when it ends or is found

@@ -7,6 +7,12 @@ stored texts win), so a resumed run never redraws a map. Maps are made in the or
 pending matches first need them, up to `MAPS_IN_FLIGHT` at once, so a judge that draws many
 stories together (`arena.judges.hf.sample_queue`) gets many; a map that cannot be made
 skips only its matches.
+
+Matches wake in plan order (the run's balanced order, `arena.tournaments.match_order`): a
+match whose map is ready waits for the maps of the matches planned before it, so a map
+made early (maps are made concurrently) never lets later matches overtake earlier ones,
+and the matches a run has stored are always a prefix of its order, up to those in flight.
+Maps are made in that same order, so the wait is for maps already being made.
 """
 
 from __future__ import annotations
@@ -52,7 +58,9 @@ class MapPreparation:
             self._wanted.setdefault(key, p.map_seed)
             self._needs.setdefault(key, []).append(p.key)
             self._ready[p.key] = loop.create_future()
-        self._order = {k: i for i, k in enumerate(self._ready)}
+        self._queue = list(self._ready)  # plan order; `_next`: the first not woken yet
+        self._next = 0
+        self._found: dict[str, Found | None] = {}  # settled, waiting for earlier plans
         self._tournament, self._store, self._source = tournament, store, source
         self._game_ids, self._seed_key, self._on_map = game_ids, seed_key, on_map
         self.failures: dict[MapKey, str] = {}
@@ -114,13 +122,17 @@ class MapPreparation:
         self._settle({key: (map_id, GameMap(seed=seed, stories=stories))})
 
     def _settle(self, maps: Mapping[MapKey, Found | None]) -> None:
-        """Maps are ready: their matches wake in plan order (so of several matches ready at
-        once, as on a resume, the earliest planned takes the first free slot)."""
+        """Maps are ready (or failed): the matches whose own map and every earlier match's
+        map are settled wake, in plan order (the earliest planned takes the first free
+        slot)."""
         if not maps:
             return
-        woken = sorted((k for key in maps for k in self._needs[key]), key=self._order.__getitem__)
-        found = {k: maps[key] for key in maps for k in self._needs[key]}
-        for plan_key in woken:
-            self._ready[plan_key].set_result(found[plan_key])
+        for key, found in maps.items():
+            self._found.update(dict.fromkeys(self._needs[key], found))
+        queue, ready = self._queue, self._ready
+        while self._next < len(queue) and queue[self._next] in self._found:
+            plan_key = queue[self._next]
+            ready[plan_key].set_result(self._found.pop(plan_key))
+            self._next += 1
         self._done += len(maps)
         self._on_map(self._done, self.total)
