@@ -24,6 +24,7 @@ ImportFormat = Literal[
 ]  # arena.tournaments.exchange.formats
 OutcomeRule = Literal["higher-wins", "win-share"]  # arena.tournaments.ratings.outcomes
 
+LONG_SNAPSHOT = 20_000  # imported matches from which the rating snapshot takes ~10 s or more
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
 
 BENCHMARK_ONLY = "--out, --judge, --maps and --rounds"
@@ -91,6 +92,9 @@ def import_command(
         store.require_writable("`arena import` stores the file's matches in it")
         result = import_parsed(store, parsed, tournament)
         if result.created:
+            if result.source.matches >= LONG_SNAPSHOT:  # minutes at 200 000: say so first
+                typer.echo(f"stored {result.source.matches} matches; rating them for the "
+                           "dashboard's snapshot (about a minute per 100 000 matches) ...")
             store_snapshot(store, tournament, run_id=result.source.run_id)
     finally:
         store.close()
