@@ -1,6 +1,6 @@
 """The moves waiting for people who play in the browser (`human:web` seats).
 
-A `human:web` player (`arena.players.web_human`) queues each request here under the
+A `human:web` player (`arena.players.people.web`) queues each request here under the
 person's name; the play server (`arena.dashboard.play`) shows a person their queue and
 answers, for a connection holding that person's secret only (the desk trusts its caller
 with the name). It lives in the core so both wings reach it without importing each other.

@@ -49,7 +49,7 @@ BUILTINS: Mapping[str, str] = MappingProxyType({
     "builtin_judges": "arena.judges.plugin",
     "builtin_games": "arena.games.plugin",
     "builtin_samplers": "arena.gamespace.sampling.plugin",
-    "builtin_finetuners": "arena.players.finetune_plugin",
+    "builtin_finetuners": "arena.players.finetune.plugin",
     "builtin_tournaments": "arena.tournaments.plugin",
     "builtin_executors": "arena.tournaments.executors.plugin",
 })

@@ -100,7 +100,8 @@ def test_the_grep_would_catch_an_eval() -> None:
     assert not CODE_EXECUTION.search("re.compile(pattern)")  # regex compilation is fine
 
 
-# --- layers: one total order inside arena/, and inside the judges, tournaments and dashboard wings ---
+# --- layers: one total order inside arena/, and inside the judges, players, tournaments and
+# dashboard wings ---
 #
 # Each list is lowest layer first; a module may import its own layer or a lower one, never a
 # higher one (imports inside functions count: a lazy import is still an arrow). A module is in
@@ -139,6 +140,23 @@ JUDGES_LAYERS: Layers = [
     ("remote", ("arena.judges.remote",)),  # HTTP client and server (client: hf.tokens)
     ("pool", ("arena.judges.pool",)),  # batches many matches' requests onto any judge
     ("plugin", ("arena.judges.plugin",)),  # registers them all (lazy imports)
+]
+
+PLAYERS_LAYERS: Layers = [
+    # what players are made of: prompts, reply parsing, sampling, the remote wire format
+    ("parts", (
+        "arena.players.__init__", "arena.players.llm.__init__", "arena.players.llm.prompting",
+        "arena.players.llm.reply_parsing", "arena.players.llm.xent_benchmark_prompt",
+        "arena.players.local.host_sampling", "arena.players.remote.__init__",
+        "arena.players.remote.protocol", "arena.players.remote.server",
+    )),
+    ("players", (  # one player kind each (llm, local models and programs, remote, people)
+        "arena.players.llm.player", "arena.players.local", "arena.players.remote.player",
+        "arena.players.people",
+    )),
+    # built from players: the game space's LLM story sampler, the fine-tuner of the hf player
+    ("built on players", ("arena.players.llm.sampler", "arena.players.finetune")),
+    ("plugin", ("arena.players.plugin",)),  # registers them all (lazy imports)
 ]
 
 TOURNAMENTS_LAYERS: Layers = [
@@ -273,7 +291,7 @@ def known(violation: str) -> bool:
     return any(violation.startswith(f"{a} -> {b} ") for a, b in KNOWN_UPWARD)
 
 
-WING_LAYERS = {"arena": ARENA_LAYERS, "judges": JUDGES_LAYERS,
+WING_LAYERS = {"arena": ARENA_LAYERS, "judges": JUDGES_LAYERS, "players": PLAYERS_LAYERS,
                "tournaments": TOURNAMENTS_LAYERS, "dashboard": DASHBOARD_LAYERS}
 
 

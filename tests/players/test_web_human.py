@@ -10,7 +10,7 @@ import pytest
 
 from arena.errors import ConfigError, PlayerError
 from arena.human_desk import get_desk
-from arena.players.web_human import WebHumanPlayer
+from arena.players.people.web import WebHumanPlayer
 from arena.plugins.plugin_types import PlayerContext
 from arena.plugins.registry import Registry
 from arena.protocols.player import GameView, MoveRequest

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from arena.match_setup import build_match, load_game_text
-from arena.players.prompting import PromptOptions, build_messages
-from arena.players.xent_benchmark_prompt import (
+from arena.players.llm.prompting import PromptOptions, build_messages
+from arena.players.llm.xent_benchmark_prompt import (
     GAMES,
     benchmark_game,
     benchmark_move,
@@ -40,7 +40,7 @@ from arena.protocols.player import (
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "tests" / "data" / "xent_configs" / "benchmark0.2.json"
-HEADERS = ROOT / "players" / "xent_benchmark_headers.json"
+HEADERS = ROOT / "players" / "llm" / "xent_benchmark_headers.json"
 WHEEL_DIR = ROOT / "build" / "xent-wheel"
 VERSION = "0.5.0"
 
@@ -234,7 +234,7 @@ def synthetic() -> list[MoveRequest]:
 
 
 def test_the_headers_are_the_configs_own(reference: types.SimpleNamespace) -> None:
-    """players/xent_benchmark_headers.json holds each function's header text, read from the
+    """players/llm/xent_benchmark_headers.json holds each function's header text, read from the
     config by its syntax tree (the Horizon header's story as the register it shows)."""
     ours = json.loads(HEADERS.read_text(encoding="utf-8"))["headers"]
     for game in _games():

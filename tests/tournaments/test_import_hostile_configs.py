@@ -174,7 +174,7 @@ def test_imported_players_make_the_references_model_calls(tmp_path: Path) -> Non
     """Issue 31 item 1: an imported OpenAI player sends no temperature and no output limit;
     an Anthropic one max_tokens=4096; each waits 600 s; the user's --player-param wins."""
     pytest.importorskip("litellm")
-    from arena.players.llm_player import _call_args, parse_settings
+    from arena.players.llm.player import _call_args, parse_settings
 
     specs = dict(zip(
         [p["id"] for p in config()["players"]],

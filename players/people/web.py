@@ -62,7 +62,7 @@ def create_web_human_player(spec: Spec, judge: Judge | None = None) -> WebHumanP
 def create_human(spec: Spec, ctx: PlayerContext) -> Player:
     """Factory of the `human` kind: `human` plays in the terminal, `human:web?name=...` in
     the browser."""
-    from arena.players.human_player import create_human_player
+    from arena.players.people.terminal import create_human_player
 
     if spec.arg == WEB:
         spec.expect_params(("name",), "player")

@@ -37,7 +37,7 @@ from arena.lang import ast
 from arena.lang.ast import Program
 from arena.lang.limits import MOVE_WORDS_CEILING, admitting
 from arena.lang.loader import load_game
-from arena.players.random_words import WORDS, move_seed
+from arena.players.local.random_words import WORDS, move_seed
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest

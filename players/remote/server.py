@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from aiohttp import WSMsgType, web
 
 from arena.errors import ConfigError, PlayerError
-from arena.players.remote_protocol import (
+from arena.players.remote.protocol import (
     ErrorMessage,
     Hello,
     ProtocolError,

@@ -6,7 +6,8 @@ Loop, until the token budget is spent:
 1. Play `batch` episodes (one round of the game each) on training maps drawn from a seeded
    stream (`arena.gamespace.transfer.evaluate.train_map_seed`, never an evaluation map). The tuned
    model sits in the main role and moves exactly as `hf:<model>` does at play time
-   (`arena.players.policy_recorder`); the other roles are played by the frozen base player (or
+   (`arena.players.finetune.policy_recorder`); the other roles are played by the frozen base
+   player (or
    `opponent`), built through `arena.match_setup.build_match` like any match.
 2. Each answered elicit of the tuned role gets the reward it earned
    (`arena.gamespace.transfer.credit`: the rewards up to the role's next elicit, or the
@@ -17,7 +18,7 @@ Loop, until the token budget is spent:
    divided by the step's standard deviation when `normalize`; loss = -sum over elicits of
    advantage * log p(continuation | prompt) / elicits, where log p sums over the sampled
    tokens under the distribution they were sampled from: softmax(logits / temperature)
-   restricted to the model's top-k and top-p (`arena.players.host_sampling.truncated`;
+   restricted to the model's top-k and top-p (`arena.players.local.host_sampling.truncated`;
    over the whole vocabulary, the gradient also pushed on tokens the draw can never pick).
 4. One AdamW step (gradient norm clipped).
 
@@ -71,9 +72,15 @@ from arena.match_setup import (
     game_from_view,
     resolve_game_map,
 )
-from arena.players.hf_player import HFSettings, _Loaded, parse_settings, read_model, require_torch
-from arena.players.host_sampling import draw_limits, truncated
-from arena.players.policy_recorder import RecordedMove, RecordingHFPlayer, Segment
+from arena.players.finetune.policy_recorder import RecordedMove, RecordingHFPlayer, Segment
+from arena.players.local.hf_player import (
+    HFSettings,
+    _Loaded,
+    parse_settings,
+    read_model,
+    require_torch,
+)
+from arena.players.local.host_sampling import draw_limits, truncated
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest, FineTuneResult
 from arena.runtime.seeds import public_seed_key, seat_seed

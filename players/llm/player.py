@@ -59,14 +59,14 @@ from arena.errors import (
     PermanentPlayerError,
     PlayerError,
 )
-from arena.players.prompting import (
+from arena.players.llm.prompting import (
     PROMPT_STYLES,
     XENT_BENCHMARK,
     PromptOptions,
     build_messages,
 )
-from arena.players.reply_parsing import MissingMoveTags, parse_reply
-from arena.players.xent_benchmark_prompt import benchmark_move
+from arena.players.llm.reply_parsing import MissingMoveTags, parse_reply
+from arena.players.llm.xent_benchmark_prompt import benchmark_move
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.chat import ChatReply
 from arena.protocols.player import MoveRequest

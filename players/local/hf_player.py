@@ -5,8 +5,9 @@ Spec: ``hf:<model>?device=auto&max_new_tokens=32&temperature=0.8``.
 - The model and tokenizer are loaded with ``from_pretrained`` on the first move (torch and
   transformers are imported only then) and shared by every player of the process that
   names the same model and device.
-- A tokenizer with a chat template gets the chat messages of `arena.players.prompting`; the reply
-  is parsed like an API model's (`arena.players.reply_parsing`).
+- A tokenizer with a chat template gets the chat messages of `arena.players.llm.prompting`; the
+  reply
+  is parsed like an API model's (`arena.players.llm.reply_parsing`).
 - Without a chat template the model sees the same prompt as plain text, ending in the
   opening tag ``<move register="r">``; registers are generated one after another, each
   continuation read up to ``</move>``.
@@ -19,7 +20,7 @@ Spec: ``hf:<model>?device=auto&max_new_tokens=32&temperature=0.8``.
   and the seat's seed, one generation per model at a time so seeding is reproducible.
   ``temperature=0`` is greedy decoding; otherwise tokens are drawn as `generate` samples
   (temperature, then the model's top-k / top-p) but on the host
-  (`arena.players.host_sampling`), so a seed gives the same moves on CPU and GPU.
+  (`arena.players.local.host_sampling`), so a seed gives the same moves on CPU and GPU.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError, MissingExtraError, PlayerError
-from arena.players.host_sampling import host_draw
-from arena.players.prompting import PromptOptions, build_messages, build_prompt_text
-from arena.players.reply_parsing import MissingMoveTags, parse_reply, strip_thinking
+from arena.players.llm.prompting import PromptOptions, build_messages, build_prompt_text
+from arena.players.llm.reply_parsing import MissingMoveTags, parse_reply, strip_thinking
+from arena.players.local.host_sampling import host_draw
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.spec_params import Param, SpecParams

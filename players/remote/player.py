@@ -8,7 +8,7 @@ organiser's stderr (a new one each run); with `token_env=VAR` the token is the v
 that environment variable in the arena's process (the same every run), and two agents may
 not share one. A token is never put in the spec, so it never reaches logs or the database.
 For every move the agent gets an observation (its information set) and answers with its
-moves; see `arena.players.remote_protocol` for the messages and `examples/remote_agent.py` for a
+moves; see `arena.players.remote.protocol` for the messages and `examples/remote_agent.py` for a
 client.
 
 The server starts on the first move and is shared by every remote seat of the process on
@@ -30,7 +30,7 @@ from arena.spec_params import Param, SpecParams
 from arena.specs import NAME_RE, Spec
 
 if TYPE_CHECKING:
-    from arena.players.remote_server import RemoteServer
+    from arena.players.remote.server import RemoteServer
 
 DEFAULT_PORT = 8765
 # A guessable token would let anyone play the seat: a chosen one is at least this long.
@@ -74,7 +74,7 @@ class RemotePlayer:
         """Start (or join) the server and register the agent; returns the agent's URL."""
         if self._server is None or self._server.loop is not asyncio.get_running_loop():
             # Imported here: aiohttp is only needed once a remote seat actually plays.
-            from arena.players.remote_server import get_server
+            from arena.players.remote.server import get_server
 
             server = get_server(self.host, self.port)
             await server.start()

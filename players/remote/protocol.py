@@ -1,7 +1,7 @@
 """The wire protocol between the arena and a remote agent (JSON over a websocket).
 
 An agent connects to ``ws://<host>:<port>/agents/<name>`` with the header
-``Authorization: Bearer <token>`` (its own: see `arena.players.remote_player`); a wrong or missing
+``Authorization: Bearer <token>`` (its own: see `arena.players.remote.player`); a wrong or missing
 token gets HTTP 401, an agent name no seat is waiting for gets 404, and a second connection
 while the agent's first one is live gets 409. Every message is one JSON object with a
 ``type``, in one text frame of at most 4 MiB (a bigger one closes the connection); a frame
@@ -30,7 +30,7 @@ agent -> arena
     per requested register, answering the observation with the same ``request_id``.
 
 `message_schemas()` returns the JSON Schema of each message; ``python -m
-arena.players.remote_protocol`` prints them.
+arena.players.remote.protocol`` prints them.
 """
 
 from __future__ import annotations

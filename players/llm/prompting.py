@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.players.reply_parsing import move_tag
+from arena.players.llm.reply_parsing import move_tag
 from arena.protocols.player import (
     HistoryItem,
     MoveRequest,
@@ -219,7 +219,7 @@ def build_messages(
     user message the published Xent benchmark sends (`xent_benchmark_prompt`)."""
     opts = options or PromptOptions()
     if opts.style == XENT_BENCHMARK:
-        from arena.players.xent_benchmark_prompt import render_xent_benchmark
+        from arena.players.llm.xent_benchmark_prompt import render_xent_benchmark
 
         return [{"role": "user", "content": render_xent_benchmark(request)}]
     return [

@@ -46,7 +46,7 @@ HORIZON_REASONS = (
 
 @cache
 def _headers() -> dict[str, list[str | dict[str, str]]]:
-    text = files("arena.players").joinpath("xent_benchmark_headers.json").read_text("utf-8")
+    text = files("arena.players.llm").joinpath("xent_benchmark_headers.json").read_text("utf-8")
     return json.loads(text)["headers"]  # type: ignore[no-any-return]
 
 

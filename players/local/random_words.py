@@ -23,7 +23,7 @@ from arena.specs import Spec
 
 # The word list is data (one word a line), shipped as package data beside this module.
 WORDS: tuple[str, ...] = tuple(
-    files("arena.players").joinpath("random_words.txt").read_text(encoding="utf-8").split()
+    files("arena.players.local").joinpath("random_words.txt").read_text(encoding="utf-8").split()
 )
 
 PARAMS = ("words", "seed")

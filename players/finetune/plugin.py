@@ -11,14 +11,16 @@ from arena.specs import Spec
 
 
 def _make_reinforce(spec: Spec, registry: Registry) -> object:
-    from arena.players.reinforce import create_reinforce  # torch is imported only when tuning
+    from arena.players.finetune.reinforce import (
+        create_reinforce,  # torch is imported only when tuning
+    )
 
     return create_reinforce(spec, registry)
 
 
 @hookimpl
 def arena_finetuners() -> list[FineTunerEntry]:
-    from arena.players.reinforce import SPEC_PARAMS
+    from arena.players.finetune.reinforce import SPEC_PARAMS
 
     return [
         FineTunerEntry(

@@ -1,7 +1,8 @@
-"""The hf player as a policy being trained: it moves exactly as `hf:<model>` does at play
-time (same prompt, truncation, sampling and parsing, `arena.players.hf_player`) and records, for
-each move, the token ids of every prompt the model read and of every continuation it
-sampled. REINFORCE (`arena.players.reinforce`) computes log p(continuation | prompt) from them.
+"""The hf player as a policy being trained: it moves exactly as `hf:<model>` does at play time
+(same prompt, truncation, sampling and parsing, `arena.players.local.hf_player`) and records,
+for each move, the token ids of every prompt the model read and of every continuation it
+sampled. REINFORCE (`arena.players.finetune.reinforce`) computes log p(continuation | prompt)
+from them.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.players.hf_player import HFPlayer, HFSettings, _Loaded
+from arena.players.local.hf_player import HFPlayer, HFSettings, _Loaded
 from arena.protocols.player import MoveRequest
 
 

@@ -19,7 +19,7 @@ from typing import Any
 def truncated(logits: Any, top_k: int | None, top_p: float | None) -> Any:
     """`logits` (already over the temperature) with the tokens that top-k and then top-p
     leave out set to -inf: the distribution the draw samples from. Differentiable in the
-    tokens kept (the learner's log p, `arena.players.reinforce`, is taken under it)."""
+    tokens kept (the learner's log p, `arena.players.finetune.reinforce`, is taken under it)."""
     import torch
 
     work = logits.detach().float()

@@ -1,8 +1,8 @@
 """The model back ends of the `llm:<model>` meta-sampler (`arena.gamespace.sampling.llm_sampler`),
 registered by the players plugin because they reuse the players' model code: litellm
 calls with the litellm player's key handling, retries and redaction
-(`arena.players.llm_player.complete`), and local transformers models loaded like the hf player's
-(`arena.players.hf_player.load_model`).
+(`arena.players.llm.player.complete`), and local transformers models loaded like the hf player's
+(`arena.players.local.hf_player.load_model`).
 
 Spec: ``llm:<model>?repairs=3&examples=2&temperature=0.8&max_tokens=2048`` where
 ``<model>`` is a litellm model id (``llm:openai/gpt-4o-mini``; an OpenAI-compatible server
@@ -28,7 +28,8 @@ from arena.gamespace.sampling.llm_sampler import (
     MAX_REPAIRS,
     LLMSampler,
 )
-from arena.players import hf_player, llm_player
+from arena.players.llm import player as llm_player
+from arena.players.local import hf_player
 from arena.protocols.chat import ChatReply
 from arena.redaction import redact
 from arena.spec_params import Param, SpecParams
