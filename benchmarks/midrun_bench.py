@@ -44,14 +44,14 @@ import numpy as np
 
 from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store, sqlite_url
-from arena.tournaments.config import parse_tournament
-from arena.tournaments.match_order import balanced_order
-from arena.tournaments.pairings import GameSlot, MatchPlan, plan_matches
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.planning.match_order import balanced_order
+from arena.tournaments.planning.pairings import GameSlot, MatchPlan, plan_matches
 from arena.tournaments.ratings import MatchRecord, SeatRecord
 from arena.tournaments.ratings.service import RatingInputs, RatingOptions, compute_ratings
-from arena.tournaments.records_from_store import records_from_store
-from arena.tournaments.run_config import play_config
+from arena.tournaments.records.from_store import records_from_store
+from arena.tournaments.running.prepare import prepare_tournament
+from arena.tournaments.services.run_config import play_config
 
 PREFIXES = (1 / 4, 1 / 3, 1 / 2)
 COLUMNS = ("before", "balanced, match", "balanced, map")

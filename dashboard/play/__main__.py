@@ -19,7 +19,7 @@ from arena.dashboard.play.people import PeopleBook, default_people_file, person_
 from arena.dashboard.play.server import Settings, serve
 from arena.errors import ArenaError, ConfigError
 from arena.plugins.registry import Registry
-from arena.tournaments.config import load_tournament
+from arena.tournaments.planning.config import load_tournament
 
 TOKEN_ENV = "XENT_ARENA_PLAY_TOKEN"
 

@@ -21,9 +21,9 @@ from arena.lang.limits import ResourceLimits
 from arena.match_setup import LoadedGame, load_entry, load_game_text
 from arena.plugins.registry import Registry
 from arena.specs import parse_spec, shorten
-from arena.tournaments.config import TournamentConfig, parse_tournament
-from arena.tournaments.pairings import MatchPlan
-from arena.tournaments.prepare import PreparedTournament, prepare_tournament
+from arena.tournaments.planning.config import TournamentConfig, parse_tournament
+from arena.tournaments.planning.pairings import MatchPlan
+from arena.tournaments.running.prepare import PreparedTournament, prepare_tournament
 
 PASTED = "pasted"
 HUMAN_PREFIX = "human-"

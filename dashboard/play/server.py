@@ -53,8 +53,8 @@ from arena.lang.limits import ResourceLimits
 from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.storage import Store
-from arena.tournaments.executors.engine import run_tournament
-from arena.tournaments.prepare import PreparedTournament
+from arena.tournaments.running.executors.engine import run_tournament
+from arena.tournaments.running.prepare import PreparedTournament
 
 log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 256 * 1024  # a pasted game is at most 64 lines; moves are short

@@ -16,7 +16,7 @@ from arena.dashboard.live_board import live_board
 from arena.storage import Store
 from arena.storage.live import RunProgress, write_live
 from arena.storage.read_model import ReadModel
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_live import copy_db
 from tests.dashboard.test_live_leaderboard import _late_match
@@ -176,8 +176,8 @@ def test_a_scheduled_run_s_run_and_snapshot_are_numbered_within_their_tournament
     run and snapshot) is shown so on the schedules page."""
     import shutil
 
-    from arena.tournaments.recurring.runner import MANUAL, run_schedule
-    from arena.tournaments.recurring.schedules import add_schedule
+    from arena.tournaments.services.recurring.runner import MANUAL, run_schedule
+    from arena.tournaments.services.recurring.schedules import add_schedule
 
     source = Path(arena_db.removeprefix("sqlite:///"))
     for name in ("arena.db", "duel.toml", "zerosum.xgl"):

@@ -16,7 +16,7 @@ from arena.dashboard.live_board import live_board
 from arena.storage import Store
 from arena.storage.live import RunProgress, write_live
 from arena.storage.read_model import ReadModel
-from arena.tournaments.rating_store import rating_rows
+from arena.tournaments.records.rating_store import rating_rows
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_live import copy_db
 

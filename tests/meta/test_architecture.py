@@ -159,29 +159,15 @@ PLAYERS_LAYERS: Layers = [
     ("plugin", ("arena.players.plugin",)),  # registers them all (lazy imports)
 ]
 
-TOURNAMENTS_LAYERS: Layers = [
-    ("config", (
-        "arena.tournaments.__init__", "arena.tournaments.config",
-        "arena.tournaments.config_errors", "arena.tournaments.plugin_problems",
-        "arena.tournaments.scope_games", "arena.tournaments.map_views",
-        "arena.tournaments.match_order", "arena.tournaments.pairings",
-        "arena.tournaments.stories",
-    )),
+TOURNAMENTS_LAYERS: Layers = [  # a folder per layer (issue 34), the CLI's modules on top
+    ("planning", ("arena.tournaments.__init__", "arena.tournaments.planning")),
     ("ratings", ("arena.tournaments.ratings",)),  # pure functions (see below)
-    ("records", ("arena.tournaments.records_from_store", "arena.tournaments.rating_store")),
-    ("executors", (
-        "arena.tournaments.progress", "arena.tournaments.match_task",
-        "arena.tournaments.prepare", "arena.tournaments.live_reporter",
-        "arena.tournaments.executors",
-        "arena.tournaments.run_snapshots",
-    )),
-    ("services", (
-        "arena.tournaments.run_config", "arena.tournaments.recurring",
-        "arena.tournaments.exchange",
-    )),
+    ("records", ("arena.tournaments.records",)),
+    ("running", ("arena.tournaments.running",)),
+    ("services", ("arena.tournaments.services",)),
     ("cli", (
         "arena.tournaments.cli", "arena.tournaments.demo",
-        "arena.tournaments.play_server_cli", "arena.tournaments.recurring.cli",
+        "arena.tournaments.play_server_cli", "arena.tournaments.services.recurring.cli",
         "arena.tournaments.plugin",
     )),
 ]
@@ -332,7 +318,7 @@ def test_the_layer_check_catches_a_violation(tmp_path: Path) -> None:
         "arena.stray: in no layer",
     ]
     assert layer_of("arena.runtimes", ARENA_LAYERS) is None  # a prefix is not a package
-    assert layer_of("arena.tournaments.recurring.cli", TOURNAMENTS_LAYERS) == 5  # longest
+    assert layer_of("arena.tournaments.services.recurring.cli", TOURNAMENTS_LAYERS) == 5  # longest
 
 
 def test_the_sub_wing_orders_catch_a_back_arrow(tmp_path: Path) -> None:

@@ -300,8 +300,8 @@ def test_a_litellm_player_sends_the_benchmark_text_of_a_published_map(tmp_path: 
     receives one user message, the benchmark's text with the published story."""
     pytest.importorskip("litellm")
     from arena.runtime.maps import resolve_map
-    from arena.tournaments.exchange.xent_config import parse_config
-    from arena.tournaments.stories.xent_maps import XentMapsSource
+    from arena.tournaments.planning.stories.xent_maps import XentMapsSource
+    from arena.tournaments.services.exchange.xent_config import parse_config
     from tests.support.openai_compat_server import ServerState, start_server
 
     bench = parse_config(json.loads(CONFIG.read_text(encoding="utf-8")))

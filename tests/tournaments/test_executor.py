@@ -15,10 +15,10 @@ from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, MATCH_ERROR, FinishedMatch, Store, sqlite_url
 from arena.storage.queries import map_texts, match_events, stored_matches
 from arena.tournaments.cli.run import main as cli_main
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.engine import RunSummary, run_tournament
-from arena.tournaments.prepare import prepare_tournament
-from arena.tournaments.run_config import run_file
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.engine import RunSummary, run_tournament
+from arena.tournaments.running.prepare import prepare_tournament
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 
@@ -312,7 +312,7 @@ async def test_head_to_head_rotates_participants_through_every_seat(tmp_path: Pa
 
 
 def test_the_progress_bar_shows_counts_and_judge_metrics(capsys: pytest.CaptureFixture[str]) -> None:
-    from arena.tournaments.progress import RichProgress
+    from arena.tournaments.running.progress import RichProgress
 
     progress = RichProgress("demo", lambda: {"requests": 9.0, "batches": 3.0, "mean_batch_size": 2.5})
     progress.start(total=4, done=1)

@@ -22,7 +22,11 @@ from typer.testing import CliRunner
 from arena.cli import build_app
 from arena.errors import ConfigError
 from arena.specs import parse_spec
-from arena.tournaments.exchange.xent_config import import_config, parse_config, write_tournament
+from arena.tournaments.services.exchange.xent_config import (
+    import_config,
+    parse_config,
+    write_tournament,
+)
 from tests.support.openai_compat_server import ServerState, key_fingerprint, start_server
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "xent_configs"

@@ -16,10 +16,10 @@ from arena.protocols.story import StoryRequest
 from arena.runtime.maps import JudgeStorySource
 from arena.storage import FinishedMatch, Store, sqlite_url
 from arena.storage.live import PLAYING, live_runs
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.engine import run_tournament
-from arena.tournaments.executors.map_prep import MapPreparation
-from arena.tournaments.prepare import PreparedTournament, prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.engine import run_tournament
+from arena.tournaments.running.executors.map_prep import MapPreparation
+from arena.tournaments.running.prepare import PreparedTournament, prepare_tournament
 from tests.tournaments import arena_fixtures as fx
 
 MANY_MAPS = fx.SMALL.replace("maps = 2", "maps = 4")

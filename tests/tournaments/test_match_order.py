@@ -16,11 +16,17 @@ import pytest
 from arena.plugins.registry import Registry
 from arena.storage import FinishedMatch, Store, sqlite_url
 from arena.storage.queries import stored_matches
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.engine import run_tournament
-from arena.tournaments.match_order import balanced_order
-from arena.tournaments.pairings import EVAL, HEAD_TO_HEAD, GameSlot, MatchPlan, plan_matches
-from arena.tournaments.prepare import PreparedTournament, prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.planning.match_order import balanced_order
+from arena.tournaments.planning.pairings import (
+    EVAL,
+    HEAD_TO_HEAD,
+    GameSlot,
+    MatchPlan,
+    plan_matches,
+)
+from arena.tournaments.running.executors.engine import run_tournament
+from arena.tournaments.running.prepare import PreparedTournament, prepare_tournament
 from tests.tournaments import arena_fixtures as fx
 
 

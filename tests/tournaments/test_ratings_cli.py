@@ -20,12 +20,12 @@ from arena.storage.queries import stored_matches
 from arena.storage.snapshots import rating_snapshots
 from arena.tournaments.cli.ratings import app
 from arena.tournaments.cli.run import main as run_main
-from arena.tournaments.exchange.importers import import_file
-from arena.tournaments.rating_store import load_inputs
 from arena.tournaments.ratings import LeaderboardConfig, leaderboard, online_elo
 from arena.tournaments.ratings.service import normalised_scores
 from arena.tournaments.ratings.service import online_elo as service_elo
-from arena.tournaments.records_from_store import records_from_store
+from arena.tournaments.records.from_store import records_from_store
+from arena.tournaments.records.rating_store import load_inputs
+from arena.tournaments.services.exchange.importers import import_file
 from tests.tournaments.gamebench_reference import DATA, PUBLISHED, needs_data
 
 REPO = Path(__file__).resolve().parents[2]

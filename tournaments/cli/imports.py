@@ -21,7 +21,7 @@ from arena.errors import ConfigError
 # command line imports none of them (tests/cli/test_cli_start.py checks that they agree).
 ImportFormat = Literal[
     "gamebench", "csv", "jsonl", "xent-results", "xent-config"
-]  # arena.tournaments.exchange.formats
+]  # arena.tournaments.services.exchange.formats
 OutcomeRule = Literal["higher-wins", "win-share"]  # arena.tournaments.ratings.outcomes
 
 LONG_SNAPSHOT = 20_000  # imported matches from which the rating snapshot takes ~10 s or more
@@ -71,8 +71,8 @@ def import_command(
     """Store external match results (GameBench, CSV, JSON Lines, Xent benchmark results) as
     a tournament of their own; no game is run."""
     from arena.storage import Store
-    from arena.tournaments.exchange.importers import import_parsed, parse_file
-    from arena.tournaments.rating_store import store_snapshot
+    from arena.tournaments.records.rating_store import store_snapshot
+    from arena.tournaments.services.exchange.importers import import_parsed, parse_file
 
     if any(v is not None for v in (out, judge, maps, rounds)):
         raise ConfigError(

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: 
 # building the command line imports none of them (tests/cli/test_cli_start.py checks that
 # they agree).
 Scale = Literal["elo", "log"]  # arena.tournaments.ratings.service.Scale
-ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.exchange.export
+ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.services.exchange.export
 DEFAULT_PRIOR = 0.01  # arena.tournaments.ratings.bradley_terry
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
@@ -131,9 +131,9 @@ def ratings_command(
 ) -> None:
     """Print the Bradley–Terry leaderboard (bootstrap intervals, CI-aware rank ranges), or
     with --vs, each participant's win rate against a reference participant."""
-    from arena.tournaments.rating_store import load_inputs
     from arena.tournaments.ratings.leaderboard_text import render_leaderboard
     from arena.tournaments.ratings.service import compute_ratings
+    from arena.tournaments.records.rating_store import load_inputs
 
     options = _options(
         scale, point, resamples, seed, confidence=confidence, role_effects=role_effects,
@@ -330,8 +330,8 @@ def scores_command(
 ) -> None:
     """Print normalised scores (catch-up, narms or reference), the Xent measure histogram,
     and the reference normalisation."""
-    from arena.tournaments.rating_store import load_inputs
     from arena.tournaments.ratings.service import normalised_scores
+    from arena.tournaments.records.rating_store import load_inputs
 
     store = _open(db)
     try:
@@ -364,7 +364,7 @@ def export_command(
     seed: SeedOption = 0,
 ) -> None:
     """Write matches, seats and ratings as CSV, JSON or Parquet files."""
-    from arena.tournaments.exchange.export import export
+    from arena.tournaments.services.exchange.export import export
 
     options = _options(scale, point, resamples, seed)
     store = _open(db)

@@ -1,6 +1,6 @@
 """Ratings and normalised scores of rating inputs (the records of one or several
 tournaments): pure functions over `arena.tournaments.ratings` and its normalisation. Reading
-the inputs from the database and storing snapshots is `arena.tournaments.rating_store`.
+the inputs from the database and storing snapshots is `arena.tournaments.records.rating_store`.
 
 One or several tournaments are rated together (participants matched by name), so results
 imported from other benchmarks merge with the arena's own. How a match's scores compare is
@@ -28,7 +28,7 @@ from typing import Any, Literal, get_args
 from arena.errors import ConfigError, did_you_mean
 from arena.scoring import ThresholdSpec
 from arena.storage.snapshot_draws import DRAWS_KEY, encode_draws
-from arena.tournaments.config import NORMALISATIONS
+from arena.tournaments.planning.config import NORMALISATIONS
 from arena.tournaments.ratings import (
     ComparisonData,
     Leaderboard,
