@@ -1,8 +1,8 @@
 """Adds the tournament commands to the command line (entry point
 ``builtin_tournaments = "arena.tournaments.plugin"``): `arena run`, `arena matches`,
 `arena ratings`, `arena scores`, `arena export`, `arena import`, `arena import-benchmark`,
-`arena schedule ...`, `arena scheduler`, `arena demo`, `arena dashboard` and
-`arena play-server`."""
+`arena schedule ...`, `arena scheduler`, `arena demo`, `arena dashboard`,
+`arena play-server` and `arena rescore`."""
 
 from __future__ import annotations
 
@@ -23,12 +23,13 @@ def arena_cli_commands() -> list[typer.Typer]:
     from arena.tournaments.cli.demo import app as demo_app
     from arena.tournaments.cli.imports import app as imports_app
     from arena.tournaments.cli.ratings import app as ratings_app
+    from arena.tournaments.cli.rescore import app as rescore_app
     from arena.tournaments.cli.run import app
     from arena.tournaments.play_server_cli import play_server_app
     from arena.tournaments.services.recurring.cli import schedule_app, scheduler_app
 
     return [app, ratings_app, imports_app, benchmark_app, schedule_app, scheduler_app,
-            demo_app, dashboard_app, play_server_app]
+            demo_app, dashboard_app, play_server_app, rescore_app]
 
 
 @hookimpl

@@ -18,6 +18,7 @@ from arena.storage import (
     scopes,
     snapshots,
 )
+from arena.storage import match_sources as sources
 from arena.storage import schedule_runs as runs_of_schedules
 from arena.storage import schedules as schedule_rows
 from arena.storage import transfers as transfer_rows
@@ -35,6 +36,7 @@ class StoreOperations:
     match_events = operation(queries.match_events)
     match_counts = operation(queries.match_counts)
     map_texts = operation(queries.map_texts)
+    match_sources = operation(sources.match_sources)  # games, participants (rescore)
     match_id_for_ref = operation(match_keys.match_id_for_ref)
     run_number = operation(numbers.run_number)
     snapshot_number = operation(numbers.snapshot_number)

@@ -86,7 +86,7 @@ async def play_plan(
         result = MatchResult(
             events=result.events, scores={}, error=f"{type(error).__name__}: {error}"
         )
-    return _record(plan, result, map_id, ctx, started)
+    return result_record(plan, result, map_id, ctx, started)
 
 
 def judge_backend(judge: object) -> str:
@@ -102,7 +102,7 @@ def error_record(
     plan: MatchPlan, error: str, map_id: int, ctx: MatchContext, started: datetime
 ) -> FinishedMatch:
     """The record of a match that could not be played at all (e.g. after its retries)."""
-    return _record(plan, MatchResult(events=[], scores={}, error=error), map_id, ctx, started)
+    return result_record(plan, MatchResult(events=[], scores={}, error=error), map_id, ctx, started)
 
 
 def _status(result: MatchResult) -> str:
@@ -111,9 +111,10 @@ def _status(result: MatchResult) -> str:
     return MATCH_DONE if result.no_result is None else MATCH_NO_RESULT
 
 
-def _record(
+def result_record(
     plan: MatchPlan, result: MatchResult, map_id: int, ctx: MatchContext, started: datetime
 ) -> FinishedMatch:
+    """The storage record of `plan` played to `result` (also `arena rescore`'s)."""
     empty = SeatScore(rounds=(), best=None, forfeit=False)
     seats = []
     for s in plan.seats:
