@@ -46,7 +46,7 @@ from arena.protocols.player import (
     RewardTermView,
     RoundMemory,
 )
-from arena.protocols.story import StoryRequest, StorySource
+from arena.protocols.story import MapBoundStorySource, StoryRequest, StorySource
 from arena.spec_params import Param, SpecParams
 from arena.specs import Spec, parse_spec
 
@@ -73,6 +73,7 @@ __all__ = [
     "JudgeEntry",
     "JudgeError",
     "JudgeInfo",
+    "MapBoundStorySource",
     "MissingExtraError",
     "MoveRequest",
     "Param",

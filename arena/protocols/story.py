@@ -29,3 +29,12 @@ class StorySource(Protocol):
     def name(self) -> str: ...
 
     async def stories(self, requests: Sequence[StoryRequest]) -> list[str]: ...
+
+
+@runtime_checkable
+class MapBoundStorySource(StorySource, Protocol):
+    """A source whose texts belong to named maps (the published benchmark's maps.json):
+    the run asks it, through `for_map`, for the source of one map of one game before
+    resolving that map, so a map's texts never depend on which maps were made first."""
+
+    def for_map(self, game: str, index: int) -> StorySource: ...

@@ -234,3 +234,15 @@ async def test_a_stored_map_is_never_drawn_again(tmp_path: Path) -> None:
         assert found is not None and first[map_key] is not None
         assert found[0] == first[map_key][0]  # type: ignore[index]
         assert dict(found[1].stories) == first[map_key][1]  # type: ignore[index]
+
+
+def test_a_source_of_named_maps_is_bound_through_its_declared_contract() -> None:
+    """`for_map` is a declared protocol (arena.protocols.story.MapBoundStorySource), not a
+    method looked up by name: the published maps' source has it, the judge's does not."""
+    from arena import MapBoundStorySource, StorySource
+    from arena.tournaments.planning.stories.xent_maps import XentMapsSource
+
+    published = XentMapsSource({})
+    judged = JudgeStorySource(NgramJudge())
+    assert isinstance(published, MapBoundStorySource) and isinstance(published, StorySource)
+    assert not isinstance(judged, MapBoundStorySource) and isinstance(judged, StorySource)

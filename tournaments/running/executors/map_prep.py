@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
 
-from arena.protocols.story import StorySource
+from arena.protocols.story import MapBoundStorySource, StorySource
 from arena.redaction import redact
 from arena.runtime.maps import GameMap, resolve_map
 from arena.runtime.seeds import story_seed
@@ -100,8 +100,8 @@ class MapPreparation:
     def _bound(self, game: str, index: int) -> StorySource:
         """The source of map `index` of `game` (a source of fixed maps, xent-maps, serves
         each map by name)."""
-        for_map = getattr(self._source, "for_map", None)
-        return self._source if for_map is None else for_map(game, index)
+        source = self._source
+        return source.for_map(game, index) if isinstance(source, MapBoundStorySource) else source
 
     async def _make(self, key: MapKey, limit: asyncio.Semaphore) -> None:
         game, index = key
