@@ -146,7 +146,7 @@ async def _eta_run(directory: Path, maps: int, delay: float, move: float,
                    at: float) -> dict[str, float]:
     from arena.storage import sqlite_url
     from arena.storage.live import live_runs
-    from arena.tournaments.run_config import run_file
+    from arena.tournaments.services.run_config import run_file
     from tests.tournaments import arena_fixtures as fx
 
     fx.write_games(directory, ["condense.xgl"])

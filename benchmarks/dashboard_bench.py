@@ -111,7 +111,7 @@ def build(path: Path, matches: int) -> dict[str, float]:
     replay_file = directory / "replay.toml"
     replay_file.write_text(REPLAY_TOURNAMENT, encoding="utf-8")
     from arena.plugins.registry import Registry
-    from arena.tournaments.run_config import run_file
+    from arena.tournaments.services.run_config import run_file
 
     db = sqlite_url(path)
     asyncio.run(run_file(replay_file, db=db, registry=Registry.load()))

@@ -35,11 +35,11 @@ from arena.runtime.maps import JudgeStorySource, resolve_map
 from arena.runtime.match import MatchConfig
 from arena.specs import Spec
 from arena.storage import Store, sqlite_url
-from arena.tournaments.config import parse_tournament
-from arena.tournaments.executors.engine import run_tournament
-from arena.tournaments.match_task import MatchContext, play_plan
-from arena.tournaments.pairings import MatchPlan
-from arena.tournaments.prepare import PreparedTournament, prepare_tournament
+from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.planning.pairings import MatchPlan
+from arena.tournaments.running.executors.engine import run_tournament
+from arena.tournaments.running.match_task import MatchContext, play_plan
+from arena.tournaments.running.prepare import PreparedTournament, prepare_tournament
 
 GAMES = {
     "solo.xgl": "assign(s=story(12))\nelicit(black, t, 6)\nreward(black, xed(s | t))\n",

@@ -34,7 +34,7 @@ from arena.storage.imports import ImportBatch, match_key
 from arena.storage.match_rows import insert_matches
 from arena.storage.records import MATCH_DONE, FinishedMatch, SeatResult
 from arena.storage.rows import find_or_insert
-from arena.tournaments.exchange.importers import ParsedFile, import_parsed, parse_file
+from arena.tournaments.services.exchange.importers import ParsedFile, import_parsed, parse_file
 
 GAMES = ("Condense", "Contrast", "Alethiometer", "Two-Ways", "Synthesize", "Horizon")
 

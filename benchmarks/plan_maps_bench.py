@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from arena.tournaments.pairings import HEAD_TO_HEAD, GameSlot, plan_matches
+from arena.tournaments.planning.pairings import HEAD_TO_HEAD, GameSlot, plan_matches
 
 
 def _seconds(game: GameSlot, entrants: list[str]) -> tuple[float, int, int]:

@@ -103,7 +103,7 @@ async def in_process(spec: str, requests: list[Any], concurrency: int) -> dict[s
 async def ray_actor(spec: str, requests: list[Any], concurrency: int, gpus: float) -> dict[str, Any]:
     import ray
 
-    from arena.tournaments.executors.ray_judge import RayJudge, start_judge_actors
+    from arena.tournaments.running.executors.ray_judge import RayJudge, start_judge_actors
 
     ray.init(num_cpus=4, num_gpus=int(gpus > 0), include_dashboard=False, log_to_driver=False)
     try:

@@ -41,11 +41,11 @@ from arena.protocols.judge import Judge
 from arena.protocols.player import MoveRequest
 from arena.specs import Spec
 from arena.storage import Store, sqlite_url
-from arena.tournaments.config import parse_tournament
-from arena.tournaments.executors.engine import RunSummary, run_tournament
-from arena.tournaments.executors.ray_executor import RayExecutor
-from arena.tournaments.executors.ray_judge import start_judge_actors
-from arena.tournaments.prepare import PreparedTournament, prepare_tournament
+from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.running.executors.engine import RunSummary, run_tournament
+from arena.tournaments.running.executors.ray_executor import RayExecutor
+from arena.tournaments.running.executors.ray_judge import start_judge_actors
+from arena.tournaments.running.prepare import PreparedTournament, prepare_tournament
 
 REGISTRY_REF = "benchmarks.scale_bench:registry"
 

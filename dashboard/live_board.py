@@ -3,8 +3,8 @@ snapshot (a run in progress, or matches stored without one), the Leaderboard sho
 computed now from every stored match, so it follows a run within seconds instead of waiting
 for the run's next snapshot.
 
-It is `arena ratings`, not a copy of it: the same inputs (`arena.tournaments.rating_store.
-load_inputs`: the records of `arena.tournaments.records_from_store`, win-share imports, the
+It is `arena ratings`, not a copy of it: the same inputs (`arena.tournaments.records.rating_store.
+load_inputs`: the records of `arena.tournaments.records.from_store`, win-share imports, the
 sources' point convention, base, normalisation) read through the read model, rated by the
 same `rating_rows` with the same options (`DEFAULT_OPTIONS`: 1 000 bootstrap resamples,
 seed 0), so the page equals `arena ratings --tournament NAME` number for number. A done
@@ -50,7 +50,7 @@ def done_matches(reader: ReadModel, tournament: str | None) -> int:
 
 
 class KeptMatches:
-    """The read model as a `arena.tournaments.rating_store.RatingSource` that reads each
+    """The read model as a `arena.tournaments.records.rating_store.RatingSource` that reads each
     done match once and makes its record once (`records_from_store`): later calls read only
     the matches stored since. Matches are kept by id and finish time: a database made anew
     at the same path has the old ids, not the old matches."""
@@ -77,13 +77,13 @@ class KeptMatches:
 
     def records(self, matches: Sequence[StoredMatch]) -> list[MatchRecord]:
         """`records_from_store(matches)`: the records made when the matches were read."""
-        from arena.tournaments.records_from_store import match_record
+        from arena.tournaments.records.from_store import match_record
 
         return [self._made.get(id(m)) or match_record(m) for m in matches
                 if m.status == MATCH_DONE]
 
     def _done(self, tournament: str) -> list[tuple[StoredMatch, MatchRecord]]:
-        from arena.tournaments.records_from_store import records_from_store
+        from arena.tournaments.records.from_store import records_from_store
 
         ids = self._reader.done_match_ids(tournament)  # (id, finish time as text), by id
         key = (self._reader.where, tournament)
@@ -118,7 +118,7 @@ def rate_now(reader: ReadModel, tournament: str, previous: int | None = None
     board's columns (rank, participant, rating, ci_low, ci_high, rank_low, rank_high,
     n_comparisons, provisional) and rank_change since snapshot `previous` (NaN: new); and
     how it was computed (a snapshot's `config`)."""
-    from arena.tournaments.rating_store import rated
+    from arena.tournaments.records.rating_store import rated
 
     source = KeptMatches(reader)
     inputs, board = rated(source, [tournament], DEFAULT_OPTIONS, source.records)

@@ -17,7 +17,7 @@ connection for its name is refused (HTTP 409).
 The agent needs only aiohttp. It sends ``Authorization: Bearer <token>``, then for every
 ``{"type": "observation", "request_id", "request"}`` message it answers ``{"type":
 "move", "request_id", "moves": {register: text}}``. The message schemas are printed by
-``python -m arena.players.remote_protocol``. Replace `choose_moves` with your own strategy.
+``python -m arena.players.remote.protocol``. Replace `choose_moves` with your own strategy.
 The token is read from the environment, never from the command line, and never printed.
 """
 

@@ -6,26 +6,26 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.lang.limits import MOVE_WORDS_CEILING
-from arena.players.hf_player import SPEC_PARAMS as HF_PARAMS
-from arena.players.hf_player import create_hf_player
-from arena.players.hf_player import parse_settings as hf_settings
-from arena.players.llm_player import SPEC_PARAMS as LLM_PARAMS
-from arena.players.llm_player import create_llm_player
-from arena.players.llm_player import parse_settings as llm_settings
-from arena.players.llm_sampler import SPEC_PARAMS as LLM_SAMPLER_PARAMS
-from arena.players.llm_sampler import create_llm_sampler
-from arena.players.random_words import create_random_player
-from arena.players.remote_player import SPEC_PARAMS as REMOTE_PARAMS
-from arena.players.remote_player import create_remote_player
-from arena.players.scripted import create_scripted_player
-from arena.players.search_player import (
+from arena.players.llm.player import SPEC_PARAMS as LLM_PARAMS
+from arena.players.llm.player import create_llm_player
+from arena.players.llm.player import parse_settings as llm_settings
+from arena.players.llm.sampler import SPEC_PARAMS as LLM_SAMPLER_PARAMS
+from arena.players.llm.sampler import create_llm_sampler
+from arena.players.local.hf_player import SPEC_PARAMS as HF_PARAMS
+from arena.players.local.hf_player import create_hf_player
+from arena.players.local.hf_player import parse_settings as hf_settings
+from arena.players.local.random_words import create_random_player
+from arena.players.local.scripted import create_scripted_player
+from arena.players.local.search_player import (
     MAX_BEAM,
     MAX_BUDGET,
     check_search_spec,
     create_search_player,
 )
-from arena.players.web_human import PARAMS as WEB_PARAMS
-from arena.players.web_human import create_human
+from arena.players.people.web import PARAMS as WEB_PARAMS
+from arena.players.people.web import create_human
+from arena.players.remote.player import SPEC_PARAMS as REMOTE_PARAMS
+from arena.players.remote.player import create_remote_player
 from arena.plugins.hookspecs import hookimpl
 from arena.plugins.plugin_types import PlayerContext, PlayerEntry, PlayerFactory, SamplerEntry
 from arena.spec_params import Param, SpecParams

@@ -25,7 +25,7 @@ from typing import Any
 from arena.errors import ConfigError, UnknownNameError
 from arena.plugins.registry import Registry
 from arena.storage import Store
-from arena.tournaments.config import TournamentConfig, parse_tournament
+from arena.tournaments.planning.config import TournamentConfig, parse_tournament
 
 DEMO_RESOURCE = "demo.toml"
 SEARCH = "search"
@@ -89,9 +89,9 @@ async def run_demo(
 ) -> str:
     """Play the demo into `db` (None: the default database) storing rating snapshots as
     `arena run` does; returns the report: counts, leaderboard, where to look."""
-    from arena.tournaments.rating_store import leaderboard_text
-    from arena.tournaments.run_config import play_config
-    from arena.tournaments.run_snapshots import NO_SNAPSHOT
+    from arena.tournaments.records.rating_store import leaderboard_text
+    from arena.tournaments.running.run_snapshots import NO_SNAPSHOT
+    from arena.tournaments.services.run_config import play_config
 
     started = time.perf_counter()
     store = Store.open(db)

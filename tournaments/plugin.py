@@ -25,7 +25,7 @@ def arena_cli_commands() -> list[typer.Typer]:
     from arena.tournaments.cli.ratings import app as ratings_app
     from arena.tournaments.cli.run import app
     from arena.tournaments.play.cli import play_server_app
-    from arena.tournaments.recurring.cli import schedule_app, scheduler_app
+    from arena.tournaments.services.recurring.cli import schedule_app, scheduler_app
 
     return [app, ratings_app, imports_app, benchmark_app, schedule_app, scheduler_app,
             demo_app, dashboard_app, play_server_app]
@@ -33,6 +33,6 @@ def arena_cli_commands() -> list[typer.Typer]:
 
 @hookimpl
 def arena_story_sources() -> list[StorySourceEntry]:
-    from arena.tournaments.stories.plugin import story_source_entries
+    from arena.tournaments.planning.stories.plugin import story_source_entries
 
     return story_source_entries()

@@ -6,7 +6,8 @@ once, here, and the registry reaches each command through the click context
 
 `arena run`, `matches`, `ratings`, `scores`, `import`, `export`, `demo` and `dashboard` are
 the tournaments wing's, mounted through that hook: their code is `arena/tournaments/cli/`
-(`arena run` in `run.py`); `schedule` and `scheduler` are `arena.tournaments.recurring.cli`.
+(`arena run` in `run.py`); `schedule` and `scheduler` are
+`arena.tournaments.services.recurring.cli`.
 """
 
 from __future__ import annotations

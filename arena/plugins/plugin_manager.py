@@ -49,9 +49,9 @@ BUILTINS: Mapping[str, str] = MappingProxyType({
     "builtin_judges": "arena.judges.plugin",
     "builtin_games": "arena.games.plugin",
     "builtin_samplers": "arena.gamespace.sampling.plugin",
-    "builtin_finetuners": "arena.players.finetune_plugin",
+    "builtin_finetuners": "arena.players.finetune.plugin",
     "builtin_tournaments": "arena.tournaments.plugin",
-    "builtin_executors": "arena.tournaments.executors.plugin",
+    "builtin_executors": "arena.tournaments.running.executors.plugin",
 })
 """The built-in plugins, name -> module, registered by import; pyproject.toml declares the
 same as entry points of group ``xent_arena``."""

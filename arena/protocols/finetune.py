@@ -3,7 +3,7 @@
 A fine-tuner takes a player model M (a player spec such as ``hf:bundled``), a game G and a
 token budget T, plays G, learns from the rewards of its own moves and returns the spec of
 the tuned player F_G^T[M]. Fine-tuners register through the `arena_finetuners` hook (the
-built-in is REINFORCE with a baseline, `arena.players.reinforce`).
+built-in is REINFORCE with a baseline, `arena.players.finetune.reinforce`).
 
 The request is plain data: the game travels as its text (the `GameView` every player sees;
 `arena.match_setup.game_from_view` loads it again), and the fine-tuner builds the players of

@@ -1,6 +1,6 @@
 """The contract between a seat played by a person and whoever asks the person for moves.
 
-A `human:web?name=<person>` player (`arena.players.web_human`) hands each `MoveRequest` (its
+A `human:web?name=<person>` player (`arena.players.people.web`) hands each `MoveRequest` (its
 seat's information set, nothing more) to the `PeopleDesk` it was given in its
 `PlayerContext` and waits for the person's answer. The play server
 (`arena.tournaments.play`) keeps the desk and lends it to the players of the runs it starts

@@ -3,7 +3,7 @@ the scheduler, read by the dashboard, possibly in another process or on another 
 
 Writes replace whole rows (a run's heartbeat, its judge's health, its matches in flight) in
 one short transaction; the executor calls them at most about once a second
-(`arena.tournaments.live_reporter`). Reads return plain frozen dataclasses.
+(`arena.tournaments.running.live_reporter`). Reads return plain frozen dataclasses.
 
 A heartbeat is `stale` when it says running but was not updated for `STALE_AFTER_S`: the
 process was killed (or its machine lost) without marking the run finished.

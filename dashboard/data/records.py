@@ -1,6 +1,6 @@
 """Rating records (`arena.tournaments.ratings`) from the read model's scored seats, for the
 pages that refit or compare a selection of matches (the ratings wing is the dashboard's to
-import, not storage's). The records are made by `arena.tournaments.records_from_store`'s
+import, not storage's). The records are made by `arena.tournaments.records.from_store`'s
 `match_record_of` and `seat_record_of`, as for `arena ratings`: the same ids, versions and
 forfeit rule, whichever way the rows were read."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from arena.tournaments.ratings.records import MatchRecord, SeatRecord
-from arena.tournaments.records_from_store import match_record_of, seat_record_of
+from arena.tournaments.records.from_store import match_record_of, seat_record_of
 
 COLUMNS = ("match", "key", "game", "game_version", "map_id", "mode", "rounds", "role",
            "participant", "main", "best", "forfeit", "round_scores_json")

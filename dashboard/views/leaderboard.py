@@ -15,7 +15,14 @@ import pandas as pd
 import streamlit as st
 
 from arena.dashboard import charts, live_board, tables
-from arena.dashboard.board import board_of, say_which, shown, unit_of_config
+from arena.dashboard.board import (
+    RESAMPLED,
+    board_of,
+    progress_note,
+    say_which,
+    shown,
+    unit_of_config,
+)
 from arena.dashboard.cache import compute, fresh, from_seats, query
 from arena.dashboard.context import current
 from arena.dashboard.derived import predicted_wins
@@ -67,9 +74,8 @@ head[4].metric("Last update (UTC)", _when(last, "%b %d %H:%M"),
                help="When the latest match was stored: " + _when(last, "%Y-%m-%d %H:%M:%S UTC"))
 if len(running) and view.following:
     row = running.iloc[0]
-    st.warning(f"Provisional: run {row['run']} of {plain(f.tournament)} is in progress "
-               f"({row['finished']}/{row['total']} matches). These ratings follow the stored "
-               "matches and will move; this page follows them as they are stored.")
+    st.warning(progress_note(plain(f.tournament), int(row["run"]), int(row["finished"]),
+                             int(row["total"])))
 st.caption(f"Ratings: {source}.")
 with st.expander("How to read this"):
     st.markdown(
@@ -117,7 +123,8 @@ with left:
     if not narrowed:
         st.altair_chart(charts.forest_plot(board, unit), width="stretch")
         st.caption(
-            f"Bradley–Terry, {config.get('n_resamples', '?')} bootstrap resamples over matches "
+            f"Bradley–Terry, {config.get('n_resamples', '?')} bootstrap resamples over "
+            f"{RESAMPLED.get(str(config.get('resample', 'match')), 'matches')} "
             f"(games weighted alike), 95% percentile intervals. Rank range: the ranks a "
             f"participant can take given the intervals that overlap its own. Provisional "
             f"(hollow point, ✱ in the table): fewer than {min_comparisons} comparisons."

@@ -1,5 +1,6 @@
 """Transfer: stored fine-tuning verdicts (Def. 35) and transfer matrices (Def. 37) with
-their bootstrap intervals, one fine-tuning setting at a time (`arena transfer` writes them).
+their intervals over runs and maps, one fine-tuning setting at a time (`arena transfer` writes
+them).
 Read uncached: these small tables change without a new match, which the cache keys on."""
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ verdicts = fresh("transfer_verdicts", sha)
 st.subheader("Fine-tuning playability (Def. 35)")
 tables.show(verdicts)
 st.caption("before: S_G(M); after: S_G(F_G[M]) (means over the same evaluation maps). "
-           "Playable in fine-tuning mode when the gain's bootstrap interval lies above 0.")
+           "Playable in fine-tuning mode when the gain's interval (over runs and maps) "
+           "lies above 0.")
 values = fresh("transfer_values", sha)
 if len(values):
     games = list(dict.fromkeys([*verdicts["game"], *values["source"], *values["target"]]))
@@ -49,8 +51,9 @@ if len(values):
     st.subheader("Transfer value V_row(column) (Def. 37)")
     st.dataframe(table.rename_axis(index="fine-tuned on", columns="evaluated at"),
                  width="stretch", placeholder="")
-    st.caption("value [bootstrap interval over maps]. Undefined: the row's fine-tuning gain "
-               "interval is not above 0 (Def. 37 needs a playable source game).")
+    st.caption("value [Fieller interval over runs and maps]. Undefined: the row's or the "
+               "column's game is not playable, or the row's gain is too uncertain to divide "
+               "by (Def. 37 needs two playable games).")
     st.altair_chart(charts.transfer_heatmap(values, games), width="stretch")
     tables.show(values)
 else:

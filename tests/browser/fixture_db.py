@@ -7,8 +7,8 @@ import asyncio
 from pathlib import Path
 
 from arena.storage import Store, sqlite_url
-from arena.tournaments.rating_store import store_snapshot
-from arena.tournaments.run_config import run_file
+from arena.tournaments.records.rating_store import store_snapshot
+from arena.tournaments.services.run_config import run_file
 from tests.storage.scope_rows import grow_example
 from tests.storage.transfer_rows import store_example
 from tests.tournaments import arena_fixtures as fx

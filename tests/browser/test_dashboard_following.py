@@ -38,7 +38,7 @@ EVENING = fixture_db.LIVE_TOURNAMENT.replace('name = "live"', 'name = "evening"'
     "maps = 2", "maps = 6")  # 36 matches, two at a time, 1.2 s a move: about 40 s
 MATCHES = 36
 # The run as `arena run` makes it: snapshots during the run (every 3 s here) and at its end.
-CHILD = ("import asyncio, sys; from arena.tournaments.run_config import run_file; "
+CHILD = ("import asyncio, sys; from arena.tournaments.services.run_config import run_file; "
          "from tests.tournaments import arena_fixtures as fx; "
          "asyncio.run(run_file(sys.argv[1], db=sys.argv[2], registry=fx.registry(), "
          "snapshot=True, snapshot_every_s=3))")

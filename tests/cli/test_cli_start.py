@@ -88,16 +88,18 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
     from arena.gamespace.transfer import arithmetic as transfer_math
     from arena.tournaments.cli import imports as cli_imports
     from arena.tournaments.cli import ratings as cli_ratings
-    from arena.tournaments.exchange import export, importers
     from arena.tournaments.ratings import bradley_terry, outcomes, service
-    from arena.tournaments.recurring import cli as recurring_cli
-    from arena.tournaments.recurring import schedules
+    from arena.tournaments.ratings.bootstrap import RESAMPLING
+    from arena.tournaments.services.exchange import export, importers
+    from arena.tournaments.services.recurring import cli as recurring_cli
+    from arena.tournaments.services.recurring import schedules
 
     assert scope.FINETUNE == scope_run.FINETUNE
-    assert (transfer.RESAMPLES, transfer.LEVEL) == (transfer_math.RESAMPLES, transfer_math.LEVEL)
+    assert transfer.LEVEL == transfer_math.LEVEL
     assert get_args(cli_ratings.Scale) == get_args(service.Scale)
     assert get_args(cli_ratings.ExportFormat) == get_args(export.ExportFormat)
     assert get_args(cli_imports.ImportFormat) == get_args(importers.ImportFormat)
     assert get_args(cli_imports.OutcomeRule) == get_args(outcomes.OutcomeRule)
     assert cli_ratings.DEFAULT_PRIOR == bradley_terry.DEFAULT_PRIOR
+    assert get_args(cli_ratings.Resampling) == RESAMPLING
     assert get_args(recurring_cli.SeedPolicy) == get_args(schedules.SeedPolicy)

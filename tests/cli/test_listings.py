@@ -12,8 +12,8 @@ from arena.cli import build_app
 from arena.listing import printable, rich_cell, text_table
 from arena.storage import Store
 from arena.storage.imports import ImportedMatch, ImportedSeat
-from arena.tournaments.exchange.importers import ParsedFile, import_parsed
-from arena.tournaments.rating_store import store_snapshot
+from arena.tournaments.records.rating_store import store_snapshot
+from arena.tournaments.services.exchange.importers import ParsedFile, import_parsed
 
 APP = build_app()
 EVIL = "eve\x1b]0;pwned\x07\x1b[2J\u202e\rname\nx"

@@ -105,14 +105,14 @@ def test_the_scheduler_stops_on_sigterm_with_sigint_ignored(tmp_path: Path) -> N
 
 # The modules of the long-running commands (run, demo, play, games, generate, scope grow,
 # transfer, schedule run-now). `arena scheduler` handles SIGINT and SIGTERM itself
-# (arena.tournaments.recurring.service) and is checked above.
+# (arena.tournaments.services.recurring.service) and is checked above.
 COMMAND_MODULES = [
     *sorted((ROOT / "arena" / "cli" / "commands").glob("*.py")),
     ROOT / "tournaments" / "cli" / "run.py",
     ROOT / "tournaments" / "cli" / "demo.py",
     ROOT / "tournaments" / "recurring" / "cli.py",
 ]
-SELF_HANDLED = {("tournaments/recurring/cli.py", "scheduler_command")}
+SELF_HANDLED = {("tournaments/services/recurring/cli.py", "scheduler_command")}
 
 
 def asyncio_runs(path: Path) -> list[str]:

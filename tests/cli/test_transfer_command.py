@@ -60,7 +60,7 @@ def test_bad_input_is_one_sentence_and_exit_2(
 def test_a_real_run_prints_stores_and_reads_back(tmp_path: Path) -> None:
     model = tg.save_long_context_model(tmp_path / "model")
     files = []
-    for name, text in (("plain", tg.PLAIN), ("fixed", tg.FIXED)):
+    for name, text in (("plain", tg.PLAIN), ("fixed", tg.FIXED), ("renamed", tg.RENAMED)):
         (tmp_path / f"{name}.xgl").write_text(text, encoding="utf-8")
         files.append(str(tmp_path / f"{name}.xgl"))
     args = [
@@ -77,8 +77,12 @@ def test_a_real_run_prints_stores_and_reads_back(tmp_path: Path) -> None:
     plain_row = next(line for line in out.splitlines() if line.startswith("│ plain "))
     assert "yes" in plain_row  # playable
     fixed_row = [line for line in out.splitlines() if line.startswith("│ fixed ")]
-    assert "no" in fixed_row[0] and fixed_row[1].count("undefined") == 2
+    assert "no" in fixed_row[0] and fixed_row[1].count("undefined") == 3
     assert "2 of 2" in plain_row  # both runs agree with the verdict
+    # what was measured, what holds by construction (renamed shares plain's runs), the cost
+    assert "Measured: each game fine-tuned 2 times" in out
+    assert "1 [1, 1] =" in out and "holds by construction" in out
+    assert "Cost: 4 fine-tuning run(s) tuned in this call" in out  # plain's and fixed's
     assert "stored under setting" in out
     assert "fine-tuning" in done.stderr  # progress goes to stderr
     again = subprocess.run([*args, "--json"], env=env, capture_output=True, text=True,
@@ -91,7 +95,9 @@ def test_a_real_run_prints_stores_and_reads_back(tmp_path: Path) -> None:
     assert verdicts["plain"]["playable"] and not verdicts["fixed"]["playable"]
     assert len(verdicts["plain"]["scores_before"]) == 6
     values = {(v["source"], v["target"]): v for v in doc["transfers"]}
-    assert len(values) == 4 and values[("plain", "fixed")]["value"] is None  # Def. 37:
+    assert values[("plain", "renamed")]["by_construction"]
+    assert not values[("plain", "fixed")]["by_construction"] and doc["runs_tuned"] == 0
+    assert len(values) == 9 and values[("plain", "fixed")]["value"] is None  # Def. 37:
     assert "target game is not playable" in values[("plain", "fixed")]["reason"]  # both
     assert verdicts["plain"]["runs"] == 2 and verdicts["plain"]["runs_agreeing"] == 2
     assert values[("fixed", "plain")]["value"] is None

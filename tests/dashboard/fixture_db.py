@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from arena.storage import Store, sqlite_url
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.storage.transfer_rows import store_example
 from tests.tournaments import arena_fixtures as fx
 

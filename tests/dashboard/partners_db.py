@@ -10,7 +10,7 @@ from pathlib import Path
 from arena.events import Event
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import match_events, stored_matches
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 HOSTILE_MOVE = "<script>alert('x')</script> &amp; <b>bold</b>"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from arena.storage import Store
-from arena.tournaments.exchange.importers import import_file
-from arena.tournaments.rating_store import load_inputs, store_snapshot
 from arena.tournaments.ratings.normalisation_benchmark import benchmark_normalisation
+from arena.tournaments.records.rating_store import load_inputs, store_snapshot
+from arena.tournaments.services.exchange.importers import import_file
 from tests.dashboard.conftest import OpenApp, no_exception
 
 EDGE = Path(__file__).resolve().parents[1] / "data" / "xent_results" / "edge_cases.json"

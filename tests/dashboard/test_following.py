@@ -16,7 +16,7 @@ from arena.dashboard.live_board import live_board
 from arena.storage import Store
 from arena.storage.live import RunProgress, write_live
 from arena.storage.read_model import ReadModel
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_live import copy_db
 from tests.dashboard.test_live_leaderboard import _late_match
@@ -176,8 +176,8 @@ def test_a_scheduled_run_s_run_and_snapshot_are_numbered_within_their_tournament
     run and snapshot) is shown so on the schedules page."""
     import shutil
 
-    from arena.tournaments.recurring.runner import MANUAL, run_schedule
-    from arena.tournaments.recurring.schedules import add_schedule
+    from arena.tournaments.services.recurring.runner import MANUAL, run_schedule
+    from arena.tournaments.services.recurring.schedules import add_schedule
 
     source = Path(arena_db.removeprefix("sqlite:///"))
     for name in ("arena.db", "duel.toml", "zerosum.xgl"):
@@ -198,3 +198,13 @@ def test_a_scheduled_run_s_run_and_snapshot_are_numbered_within_their_tournament
     runs = next(d.value for d in at.dataframe if "trigger" in d.value.columns)
     row = runs.iloc[0]
     assert (row["tournament"], row["tournament_run"], row["snapshot"]) == ("duel-cup", 2, 2)
+
+
+def test_a_mid_run_note_says_how_far_the_run_is_and_what_its_intervals_are_worth() -> None:
+    from arena.dashboard.board import MIDRUN_COVERAGE, progress_note
+
+    early, later = progress_note("t", 2, 10, 80), progress_note("t", 2, 40, 80)
+    assert early.startswith("Provisional: run 2 of t is in progress (10/80 matches, 12%)")
+    assert "Under a quarter of the run" in early and "Under a quarter" not in later
+    assert "(40/80 matches, 50%)" in later and f"held the final rating in {MIDRUN_COVERAGE}" in later
+    assert progress_note("t", 1, 0, 0).startswith("Provisional: run 1 of t is in progress (0/0")

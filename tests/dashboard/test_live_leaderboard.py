@@ -16,7 +16,7 @@ from arena.dashboard.live_board import live_board
 from arena.storage import Store
 from arena.storage.live import RunProgress, write_live
 from arena.storage.read_model import ReadModel
-from arena.tournaments.rating_store import rating_rows
+from arena.tournaments.records.rating_store import rating_rows
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_live import copy_db
 
@@ -85,8 +85,11 @@ def test_a_running_tournament_marks_the_ratings_provisional(
         store.close()
     at = open_app("views/leaderboard.py", {"tournament": "nightly"}, url=url)
     no_exception(at)
-    assert any(w.value.startswith(f"Provisional: run {run_id} of nightly is in progress "
-                                  "(23/40 matches)") for w in at.warning)
+    said = [w.value for w in at.warning if w.value.startswith("Provisional")]
+    assert said and said[0].startswith(f"Provisional: run {run_id} of nightly is in progress "
+                                       "(23/40 matches, 57%)")
+    # progress-aware (issue 30): what a mid-run board is worth, no early-run caveat past 1/4
+    assert "balanced order" in said[0] and "Under a quarter" not in said[0]
 
 
 def test_over_the_live_limit_the_latest_snapshot_is_shown_with_what_came_since(
@@ -130,7 +133,8 @@ def _late_match(url: str, name: str, score: float) -> None:
                 "SELECT m.tournament_id, m.run_id, m.game_id, m.map_id, m.judge_id, "
                 "m.map_index, m.mode, m.main_role, m.rounds, m.dialect FROM matches m JOIN "
                 "tournaments t ON t.id = m.tournament_id WHERE t.name = 'nightly' AND "
-                "m.status = 'done' AND m.mode = 'eval' ORDER BY m.id LIMIT 1").one()
+                "m.status = 'done' AND m.mode = 'eval' AND (SELECT COUNT(*) FROM seats s WHERE "
+                "s.match_id = m.id) = 1 ORDER BY m.id LIMIT 1").one()  # no NPC to copy
         who = store.ensure_participant(ParticipantInfo(name, "random?words=9"))
         now = datetime.now(UTC)
         store.save_matches([FinishedMatch(

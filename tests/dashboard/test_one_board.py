@@ -20,9 +20,9 @@ from arena.dashboard.live_board import live_board
 from arena.storage import MATCH_DONE, Store, sqlite_url
 from arena.storage.read_model import Filters, ReadModel
 from arena.tournaments.cli.ratings import app as ratings_app
-from arena.tournaments.exchange.importers import import_file
-from arena.tournaments.records_from_store import records_from_store
-from arena.tournaments.run_config import run_file
+from arena.tournaments.records.from_store import records_from_store
+from arena.tournaments.services.exchange.importers import import_file
+from arena.tournaments.services.run_config import run_file
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.dashboard.test_live import copy_db
 from tests.tournaments import arena_fixtures as fx

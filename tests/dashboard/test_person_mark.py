@@ -15,9 +15,9 @@ from arena.protocols.judge import Judge
 from arena.protocols.player import MoveRequest
 from arena.storage import Store
 from arena.storage.read_model import ReadModel
-from arena.tournaments.config import parse_tournament
-from arena.tournaments.rating_store import rating_rows
-from arena.tournaments.run_config import play_config
+from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.records.rating_store import rating_rows
+from arena.tournaments.services.run_config import play_config
 from tests.dashboard.conftest import OpenApp, no_exception
 
 

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from arena.errors import ConfigError
+from arena.plugins.registry import Registry
+from arena.storage import Store
 from arena.tournaments.play.caps import Caps, Window
 from arena.tournaments.play.hosts import HostRule, host_name
 from arena.tournaments.play.opponents import DEFAULT_OPPONENTS, Opponents
 from arena.tournaments.play.people import PeopleBook, person_name_problem
 from arena.tournaments.play.server import PlayServer, Refused, Settings, _Match
-from arena.errors import ConfigError
-from arena.plugins.registry import Registry
-from arena.storage import Store
 
 
 @pytest.fixture(scope="module")

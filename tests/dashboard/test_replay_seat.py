@@ -16,7 +16,7 @@ from arena.cli import build_app
 from arena.events import Event
 from arena.storage import Store
 from arena.storage.match_keys import short_key
-from arena.tournaments.exchange.export import export_tables
+from arena.tournaments.services.exchange.export import export_tables
 from tests.dashboard import partners_db
 from tests.dashboard.conftest import OpenApp, no_exception, run_app
 

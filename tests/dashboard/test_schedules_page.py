@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from arena.storage import Store, sqlite_url
-from arena.tournaments.recurring.schedules import add_schedule
+from arena.tournaments.services.recurring.schedules import add_schedule
 from tests.dashboard.conftest import OpenApp, no_exception
 from tests.tournaments import arena_fixtures as fx
 

@@ -17,7 +17,7 @@ from arena.events import Assign, ElicitRequest, ElicitResponse, Reveal, RoundSta
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
 from arena.storage.read_model import ReadModel
-from arena.tournaments.records_from_store import records_from_store
+from arena.tournaments.records.from_store import records_from_store
 
 
 def test_forest_plot_orders_by_rating_and_draws_intervals() -> None:

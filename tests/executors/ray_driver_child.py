@@ -7,9 +7,9 @@ import asyncio
 import sys
 
 from arena.storage import Store
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.ray_executor import RayExecutor
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.ray_executor import RayExecutor
+from arena.tournaments.running.prepare import prepare_tournament
 from tests.executors import ray_fixtures as rf
 
 

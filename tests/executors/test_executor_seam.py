@@ -16,10 +16,10 @@ from arena.plugins.plugin_types import ExecutorEntry
 from arena.plugins.registry import Registry
 from arena.storage import sqlite_url
 from arena.tournaments.cli.run import main as cli_main
-from arena.tournaments.executors.engine import RunSummary
-from arena.tournaments.executors.local import LocalExecutor
-from arena.tournaments.executors.ray_support import import_ray
-from arena.tournaments.run_config import run_file
+from arena.tournaments.running.executors.engine import RunSummary
+from arena.tournaments.running.executors.local import LocalExecutor
+from arena.tournaments.running.executors.ray_support import import_ray
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 USED: list[str] = []

@@ -16,12 +16,12 @@ from arena.events import Event
 from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.base import create_executor
-from arena.tournaments.executors.engine import RunSummary
-from arena.tournaments.executors.ray_executor import RayExecutor
-from arena.tournaments.executors.ray_judge import JudgeActor, start_judge_actors
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.base import create_executor
+from arena.tournaments.running.executors.engine import RunSummary
+from arena.tournaments.running.executors.ray_executor import RayExecutor
+from arena.tournaments.running.executors.ray_judge import JudgeActor, start_judge_actors
+from arena.tournaments.running.prepare import prepare_tournament
 from tests.executors import ray_fixtures as rf
 from tests.tournaments import arena_fixtures as fx
 
@@ -215,7 +215,7 @@ def test_the_provider_limiter_bounds_slots_and_keeps_its_limits_through_a_restar
     provider limited to 2; after the actor is killed and restarted by Ray it still enforces
     the limits (the constructor runs again with the creator's, and every acquire carries
     its run's), where it used to come back with no limits at all."""
-    from arena.tournaments.executors.ray_limits import NAME, NAMESPACE, provider_limiter
+    from arena.tournaments.running.executors.ray_limits import NAME, NAMESPACE, provider_limiter
 
     ray = ray_cluster
     for _ in range(200):  # earlier tests' runs created the shared actor with their limits

@@ -11,9 +11,9 @@ import pytest
 
 from arena.storage import MATCH_DONE, Store
 from arena.storage.queries import stored_matches
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.ray_executor import RayExecutor
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.ray_executor import RayExecutor
+from arena.tournaments.running.prepare import prepare_tournament
 from tests.executors import ray_fixtures as rf
 from tests.tournaments import arena_fixtures as fx
 

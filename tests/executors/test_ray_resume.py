@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.storage import sqlite_url
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.executors import ray_fixtures as rf
 from tests.tournaments import arena_fixtures as fx
 from tests.tournaments.test_resume import BODY, snapshot, stored_count

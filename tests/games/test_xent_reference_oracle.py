@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from arena.players.xent_benchmark_prompt import render_xent_benchmark
+from arena.players.llm.xent_benchmark_prompt import render_xent_benchmark
 from arena.plugins.registry import Registry
 from arena.protocols.judge import Judge
 from arena.protocols.player import (

@@ -23,7 +23,7 @@ from arena.protocols.judge import Judge
 from arena.runtime.maps import GameMap, story_requests
 from arena.runtime.round import RoundLimits
 from arena.runtime.seat import MovePolicy
-from arena.tournaments.exchange.xent_config import map_stories
+from arena.tournaments.services.exchange.xent_config import map_stories
 from tests.support.openai_compat_server import ServerState, start_server
 
 ROOT = Path(__file__).resolve().parents[2]

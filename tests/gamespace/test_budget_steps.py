@@ -20,7 +20,7 @@ from arena.gamespace.transfer.measure import (
     open_oracle,
 )
 from arena.judges.ngram import NgramJudge
-from arena.players.reinforce import ReinforceSettings
+from arena.players.finetune.reinforce import ReinforceSettings
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest
 from tests.gamespace import transfer_games as tg

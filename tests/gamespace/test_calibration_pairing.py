@@ -1,7 +1,8 @@
 """Issue 19's calibration cases at the level they can fail without a model: a copy of a game
 (renamed, or with a no-op instruction) is the same game to every measurement, and with common
-random numbers V between copies is 1 in every bootstrap resample; breaking the pairing (a
-run or a map matched to another) shows at once. The fine-tuned versions of these cases are in
+random numbers V between copies is 1 with the interval [1, 1]; breaking the pairing (a run
+or a map matched to another) shows at once. (Copies the canonical form does not recognise
+are measured apart: test_unrecognised_copies.py and the benchmark.) The fine-tuned versions of these cases are in
 test_transfer_oracle.py; the rates over many seeds in benchmarks/gamespace_calibration.py."""
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ def scores(seed: int, runs: int, shift: float = 0.0) -> tuple[list[float], list[
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_a_copy_has_v_exactly_one_in_every_resample(seed: int) -> None:
+def test_a_copy_has_v_exactly_one(seed: int) -> None:
     before, after = scores(seed, runs=DEFAULT_RUNS)
-    value = runs_transfer_value(before, after, before, after, seed=seed).value
+    value = runs_transfer_value(before, after, before, after).value
     assert value is not None and (value.value, value.low, value.high) == (1.0, 1.0, 1.0)
 
 
@@ -39,9 +40,9 @@ def test_broken_pairing_shows() -> None:
     """Matched to other runs (or other maps), the same scores no longer give [1, 1]: what
     the pairing test above would catch if runs or maps were drawn apart."""
     before, after = scores(0, runs=DEFAULT_RUNS)
-    runs_swapped = runs_transfer_value(before, after, before, after[::-1], seed=0).value
+    runs_swapped = runs_transfer_value(before, after, before, after[::-1]).value
     maps_swapped = runs_transfer_value(
-        before, after, before[::-1], [a[::-1] for a in after], seed=0
+        before, after, before[::-1], [a[::-1] for a in after]
     ).value
     for value in (runs_swapped, maps_swapped):
         assert value is not None and value.low < 1.0 < value.high
@@ -49,20 +50,20 @@ def test_broken_pairing_shows() -> None:
 
 def test_a_run_that_kept_the_base_weights_leaves_v_of_a_copy_defined() -> None:
     """reinforce's keep=best returns M's own weights when a run found nothing better: that
-    run's gain is exactly 0, and the resamples that draw it every time (1 in 4^4) had no
-    ratio, so V of a copy came out undefined although the game was judged playable (seed 73
-    of the calibration benchmark). Those resamples are left out."""
-    before, after = scores(1, runs=DEFAULT_RUNS)
+    run's gain is exactly 0. Under the earlier bootstrap the resamples that drew it every
+    time had no ratio, and V of a copy came out undefined although the game was judged
+    playable (seed 73 of the calibration benchmark); it is one run among the others."""
+    before, after = scores(1, runs=6)
     after[2] = list(before)  # the run that kept the base weights
     assert runs_gain(before, after).playable
-    value = runs_transfer_value(before, after, before, after, seed=73).value
+    value = runs_transfer_value(before, after, before, after).value
     assert value is not None and (value.value, value.low, value.high) == (1.0, 1.0, 1.0)
 
 
 def test_one_collapsed_run_in_r_runs() -> None:
     """Why a learnable game's verdict needs reliable runs: one run in four that made the
     model worse (as much as the others made it better) leaves the mean gain positive but
-    its two-level interval reaches below 0, so the game is judged not playable; the same
+    its interval over runs and maps reaches below 0, so the game is judged not playable; the same
     runs without the collapsed one are playable."""
     before = [-20.0 + i for i in range(MAPS)]
     good = [[0.0 + 0.1 * i * r for i in range(MAPS)] for r in range(3)]

@@ -25,9 +25,9 @@ from arena.gamespace.transfer.evaluate import (
 )
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import LoadedGame, build_match, game_from_view, load_game_ref, load_game_text
-from arena.players.hf_player import create_hf_player, parse_settings
-from arena.players.policy_recorder import RecordingHFPlayer
-from arena.players.reinforce import _load_trainable
+from arena.players.finetune.policy_recorder import RecordingHFPlayer
+from arena.players.finetune.reinforce import _load_trainable
+from arena.players.local.hf_player import create_hf_player, parse_settings
 from arena.plugins.hookspecs import hookimpl
 from arena.plugins.plugin_manager import create_plugin_manager
 from arena.plugins.plugin_types import FineTunerEntry, PlayerContext
@@ -264,8 +264,8 @@ async def test_the_learner_takes_log_p_under_the_distribution_the_draw_sampled(
     softmax over the whole vocabulary, which pushed on tokens the draw never picks."""
     import torch
 
-    from arena.players.host_sampling import HostDraw
-    from arena.players.reinforce import _log_probs
+    from arena.players.finetune.reinforce import _log_probs
+    from arena.players.local.host_sampling import HostDraw
 
     spec = parse_spec(f"hf:{tiny_model}?max_new_tokens=5&temperature=1.5")
     loaded = _load_trainable(parse_settings(spec), 0)
@@ -353,7 +353,7 @@ def test_a_check_episode_that_failed_every_ensure_scores_below_the_answered_ones
     forfeit floor of the whole check (the lowest answered reward minus one bit). Scored on
     its own it got 0 - 1 = -1 bit, better than any real answer at -40, so weights that only
     broke the rules looked best."""
-    from arena.players.reinforce import FAIL_PENALTY, _check_score, _Episode
+    from arena.players.finetune.reinforce import FAIL_PENALTY, _check_score, _Episode
 
     answered = _Episode([], [-40.0, -42.0], [False, False], tokens=10)
     broken = _Episode([], [0.0], [True], tokens=10)

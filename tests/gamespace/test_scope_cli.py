@@ -131,7 +131,7 @@ def test_show_and_list_report_rounds_and_covers(
     assert "optimal): 2 game(s)" in capsys.readouterr().out
     # games = "scope:k?cover=ETA" in a tournament plays the cover only
     from arena.errors import ArenaError
-    from arena.tournaments.scope_games import scope_games
+    from arena.tournaments.planning.scope_games import scope_games
 
     assert [e["game"] for e in scope_games("scope:k?cover=0.5", db).entries] == ["simplest_cut"]
     assert len(scope_games("scope:k?cover=0.6", db).entries) == 2

@@ -1,4 +1,4 @@
-"""Def. 35 and Def. 37 on given per-map scores: the point values, the paired bootstrap
+"""Def. 35 and Def. 37 on given per-map scores: the point values, the paired t and Fieller
 intervals and the undefined cases."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import ttest_1samp
 
 from arena.errors import ConfigError
 from arena.gamespace.transfer.arithmetic import gain, runs_gain, runs_transfer_value, transfer_value
@@ -17,26 +18,21 @@ AFTER = [-6.0, -7.5, -5.0, -6.5, -7.0, -4.0]  # better on every map
 GAIN = 24.5 / 6  # the mean of the differences
 
 
-def test_the_gain_is_the_mean_paired_difference_with_a_percentile_interval() -> None:
-    measured = gain(BEFORE, AFTER, seed=3)
+def test_the_gain_is_the_mean_paired_difference() -> None:
+    measured = gain(BEFORE, AFTER)
     assert measured.before == pytest.approx(np.mean(BEFORE))
     assert measured.after == pytest.approx(np.mean(AFTER))
     assert measured.gain.value == pytest.approx(GAIN)
-    diffs = np.subtract(AFTER, BEFORE)
-    # a percentile interval of a mean lies within the range of the differences
-    assert diffs.min() <= measured.gain.low < GAIN < measured.gain.high <= diffs.max()
+    assert measured.gain.low < GAIN < measured.gain.high
     assert measured.playable
-    assert gain(BEFORE, AFTER, seed=3) == measured  # seeded: the same interval every time
 
 
-def test_our_interval_matches_a_hand_written_paired_bootstrap() -> None:
-    diffs = np.subtract(AFTER, BEFORE)
-    rng = np.random.default_rng(0)
-    means = diffs[rng.integers(0, len(diffs), (20_000, len(diffs)))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    measured = gain(BEFORE, AFTER, seed=0, resamples=20_000).gain
-    assert measured.low == pytest.approx(low, abs=0.05)
-    assert measured.high == pytest.approx(high, abs=0.05)
+def test_one_run_gets_the_paired_t_interval_over_maps() -> None:
+    expected = ttest_1samp(np.subtract(AFTER, BEFORE), 0.0).confidence_interval(0.95)
+    measured = gain(BEFORE, AFTER).gain
+    assert (measured.low, measured.high) == pytest.approx((expected.low, expected.high))
+    wider = gain(BEFORE, AFTER, level=0.99).gain
+    assert wider.low < measured.low and wider.high > measured.high
 
 
 def test_a_gain_whose_interval_reaches_zero_is_not_playable() -> None:
@@ -52,17 +48,17 @@ def test_def_37_is_the_ratio_of_the_mean_gains() -> None:
     target_before = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
     target_after = [b + (a - s) / 2 for b, a, s in
                     zip(target_before, AFTER, BEFORE, strict=True)]
-    v = transfer_value(BEFORE, AFTER, target_before, target_after, seed=1)
+    v = transfer_value(BEFORE, AFTER, target_before, target_after)
     assert v.defined and v.value is not None
-    # map by map proportional gains: every resample has the same ratio
+    # map by map proportional gains: no uncertainty about the ratio
     assert (v.value.value, v.value.low, v.value.high) == pytest.approx((0.5, 0.5, 0.5))
     assert v.target_before == pytest.approx(3.5)
     assert v.target_gain.value == pytest.approx(GAIN / 2)
 
 
-def test_numerator_and_denominator_are_resampled_together() -> None:
+def test_numerator_and_denominator_are_paired() -> None:
     # target gain equals the source gain map by map, though both vary a lot across maps:
-    # a joint resample gives exactly 1 every time; independent resamples would not
+    # paired, the ratio is exactly 1; treated as independent means, it would not be
     before = [0.0] * 8
     after = [1.0, 9.0, 2.0, 8.0, 3.0, 7.0, 4.0, 6.0]
     v = transfer_value(before, after, [5.0] * 8, [5.0 + a for a in after])
@@ -110,35 +106,35 @@ def test_def_37_needs_a_playable_target_too() -> None:
     """Issue 19 item 6: a ratio that could be computed is still undefined when the target
     game is not playable (its own Def. 35 verdict)."""
     after = [a + 0.5 for a in AFTER]
-    defined = transfer_value(BEFORE, AFTER, BEFORE, after, seed=1)
+    defined = transfer_value(BEFORE, AFTER, BEFORE, after)
     assert defined.defined
-    v = transfer_value(BEFORE, AFTER, BEFORE, after, seed=1, target_playable=False)
+    v = transfer_value(BEFORE, AFTER, BEFORE, after, target_playable=False)
     assert not v.defined and "target game is not playable" in v.reason
     assert v.target_after > v.target_before  # the measurement is kept
 
 
-def test_the_two_level_interval_sees_a_run_that_did_not_learn() -> None:
-    """Issue 19 item 2: resampling maps only (of the runs' mean) is overconfident when the
-    fine-tuning runs disagree; resampling runs, then maps, is not."""
+def test_the_interval_over_runs_sees_a_run_that_did_not_learn() -> None:
+    """Issue 19 item 2: an interval over maps only (of the runs' mean) is overconfident when
+    the fine-tuning runs disagree; one over runs and maps is not."""
     before = [0.0, 0.1, -0.1, 0.2, -0.2, 0.0, 0.1, -0.1]
     learned = [b + 5.0 for b in before]
     runs = [learned, learned, [b - 5.0 for b in before]]
     mean_after = [sum(col) / 3 for col in zip(*runs, strict=True)]
-    assert gain(before, mean_after, seed=0).playable  # maps only: falsely sure
-    measured = runs_gain(before, runs, seed=0)
+    assert gain(before, mean_after).playable  # maps only: falsely sure
+    measured = runs_gain(before, runs)
     assert not measured.playable and measured.gain.gain.low < 0 < measured.gain.gain.high
     assert measured.agreeing == 1  # two runs alone say playable, one says not
-    agreed = runs_gain(before, [learned, learned, learned], seed=0)
+    agreed = runs_gain(before, [learned, learned, learned])
     assert agreed.playable and agreed.agreeing == 3
 
 
-def test_the_two_level_transfer_value_of_a_copy_contains_one() -> None:
+def test_the_transfer_value_over_runs_of_a_copy_is_one() -> None:
     rng = np.random.default_rng(5)
     before = rng.normal(0, 1, 8)
     source = [before + 2 + rng.normal(0, 0.5, 8) for _ in range(3)]
     target = [s.copy() for s in source]  # a copy with name-free evaluation: the same scores
-    v = runs_transfer_value(before, source, before, target, seed=1)
-    assert v.value is not None and v.value.low <= 1.0 <= v.value.high
+    v = runs_transfer_value(before, source, before, target)
+    assert v.value is not None and (v.value.value, v.value.low, v.value.high) == (1.0, 1.0, 1.0)
     undefined = runs_transfer_value(before, source, before, target, target_playable=False)
     assert undefined.value is None and "not playable" in undefined.reason
     with pytest.raises(ConfigError, match="different runs or maps"):

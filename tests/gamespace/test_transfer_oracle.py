@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -101,9 +102,11 @@ async def test_verdicts_follow_def_35(measured: tuple[TransferMatrix, Log]) -> N
 
 
 async def test_a_renamed_copy_transfers_exactly_one(measured: tuple[TransferMatrix, Log]) -> None:
-    """Calibration case (issue 19): the same runs and maps for both, V = 1 in every
-    resample (common random numbers), so the interval is [1, 1]."""
+    """Calibration case (issue 19): one evaluation form, so the same runs and maps for both
+    and V = 1 with the interval [1, 1]; by construction, and the matrix says so."""
     matrix, _ = measured
+    assert matrix.by_construction("plain", "renamed")
+    assert not matrix.by_construction("plain", "fixed")
     for source, target in (("plain", "renamed"), ("renamed", "plain")):
         v = matrix.value(source, target)
         assert (v.value, v.low, v.high) == (1.0, 1.0, 1.0), v
@@ -154,7 +157,9 @@ async def test_everything_is_stored_and_read_back_without_tuning_again(
             assert (gain.value, gain.low, gain.high) == (0.0, 0.0, 0.0)
             undefined = await oracle.transfer(fixed, plain)
             assert not undefined.defined and math.isnan(undefined.value)
-        assert again == matrix and log.lines == []  # nothing tuned or played again
+        assert log.lines == [] and again.runs_tuned == 0  # nothing tuned or played again
+        assert matrix.runs_tuned == 2 * tg.RUNS  # the first time: plain's and fixed's runs
+        assert replace(again, runs_tuned=matrix.runs_tuned) == matrix
     finally:
         store.close()
 
@@ -217,9 +222,7 @@ async def test_adding_a_run_tunes_only_the_new_run(
     measured: tuple[TransferMatrix, Log], setting: TransferSetting, db: str, models_dir: Path,
 ) -> None:
     """Issue 19 item 2: per-run results are cached, so R + 1 runs cost one more tuning per
-    game; the intervals are over runs then maps and the agreement is reported."""
-    from dataclasses import replace
-
+    game; the intervals are over runs and maps and the agreement is reported."""
     store, log = Store.open(db), Log()
     more = replace(setting, runs=setting.runs + 1)
     try:

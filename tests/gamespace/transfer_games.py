@@ -27,6 +27,19 @@ reward(nex(t))
 """
 RENAMED = PLAIN.replace("(t", "(x").replace("Plain", "Renamed")
 NOOP = PLAIN.replace("Plain", "Noop") + "assign(s=s)\n"  # an instruction that does nothing
+# Copies of PLAIN that the canonical form does NOT recognise (issue 36): the same game (the
+# same score for the same move on the same map: tests/gamespace/test_unrecognised_copies.py)
+# in another text, so the players see other code. They are tuned and measured apart.
+UNRECOGNISED: dict[str, str] = {
+    # the move copied into another register before scoring
+    "register": PLAIN.replace("reward(nex(t))", "assign(x=t)\nreward(nex(x))"),
+    # a dead assignment: x is never read
+    "dead": PLAIN.replace("reveal(s)\n", "reveal(s)\nassign(x=s)\n"),
+    # dead's two independent lines in the other order (PLAIN has no two independent lines)
+    "reordered": PLAIN.replace("reveal(s)\n", "assign(x=s)\nreveal(s)\n"),
+    # an equivalent expression: nex(t) is -xent(t)
+    "expr": PLAIN.replace("reward(nex(t))", "reward(-xent(t))"),
+}
 FIXED = """# Fixed (test game)
 # measures: nothing the player says counts
 # players: black
@@ -51,6 +64,11 @@ def games() -> list[LoadedGame]:
         load_game_text(PLAIN, "plain.xgl"), load_game_text(RENAMED, "renamed.xgl"),
         load_game_text(FIXED, "fixed.xgl"),
     ]
+
+
+def unrecognised() -> list[LoadedGame]:
+    """PLAIN's unrecognised copies (`UNRECOGNISED`), each under its own name."""
+    return [load_game_text(text, f"{name}.xgl") for name, text in UNRECOGNISED.items()]
 
 
 def save_long_context_model(folder: Path) -> Path:

@@ -100,7 +100,8 @@ def test_the_grep_would_catch_an_eval() -> None:
     assert not CODE_EXECUTION.search("re.compile(pattern)")  # regex compilation is fine
 
 
-# --- layers: one total order inside arena/, and inside the judges, tournaments and dashboard wings ---
+# --- layers: one total order inside arena/, and inside the judges, players, tournaments and
+# dashboard wings ---
 #
 # Each list is lowest layer first; a module may import its own layer or a lower one, never a
 # higher one (imports inside functions count: a lazy import is still an arrow). A module is in
@@ -141,30 +142,36 @@ JUDGES_LAYERS: Layers = [
     ("plugin", ("arena.judges.plugin",)),  # registers them all (lazy imports)
 ]
 
-TOURNAMENTS_LAYERS: Layers = [
-    ("config", (
-        "arena.tournaments.__init__", "arena.tournaments.config",
-        "arena.tournaments.config_errors", "arena.tournaments.plugin_problems",
-        "arena.tournaments.scope_games", "arena.tournaments.map_views",
-        "arena.tournaments.pairings", "arena.tournaments.stories",
+PLAYERS_LAYERS: Layers = [
+    # what players are made of: prompts, reply parsing, sampling, the remote wire format
+    ("parts", (
+        "arena.players.__init__", "arena.players.llm.__init__", "arena.players.llm.prompting",
+        "arena.players.llm.reply_parsing", "arena.players.llm.xent_benchmark_prompt",
+        "arena.players.local.host_sampling", "arena.players.remote.__init__",
+        "arena.players.remote.protocol", "arena.players.remote.server",
     )),
+    ("players", (  # one player kind each (llm, local models and programs, remote, people)
+        "arena.players.llm.player", "arena.players.local", "arena.players.remote.player",
+        "arena.players.people",
+    )),
+    # built from players: the game space's LLM story sampler, the fine-tuner of the hf player
+    ("built on players", ("arena.players.llm.sampler", "arena.players.finetune")),
+    ("plugin", ("arena.players.plugin",)),  # registers them all (lazy imports)
+]
+
+TOURNAMENTS_LAYERS: Layers = [  # a folder per layer (issue 34), the CLI's modules on top
+    ("planning", ("arena.tournaments.__init__", "arena.tournaments.planning")),
     ("ratings", ("arena.tournaments.ratings",)),  # pure functions (see below)
-    ("records", ("arena.tournaments.records_from_store", "arena.tournaments.rating_store")),
-    ("executors", (
-        "arena.tournaments.progress", "arena.tournaments.match_task",
-        "arena.tournaments.prepare", "arena.tournaments.live_reporter",
-        "arena.tournaments.executors",
-        "arena.tournaments.run_snapshots",
-    )),
+    ("records", ("arena.tournaments.records",)),
+    ("running", ("arena.tournaments.running",)),
     ("services", (
-        "arena.tournaments.run_config", "arena.tournaments.recurring",
-        "arena.tournaments.exchange",
+        "arena.tournaments.services",
         "arena.tournaments.play",  # the play wing: a front end of runs like any other
     )),
     ("cli", (
         "arena.tournaments.cli", "arena.tournaments.demo",
         "arena.tournaments.play.cli", "arena.tournaments.play.__main__",
-        "arena.tournaments.recurring.cli", "arena.tournaments.plugin",
+        "arena.tournaments.services.recurring.cli", "arena.tournaments.plugin",
     )),
 ]
 
@@ -273,7 +280,7 @@ def known(violation: str) -> bool:
     return any(violation.startswith(f"{a} -> {b} ") for a, b in KNOWN_UPWARD)
 
 
-WING_LAYERS = {"arena": ARENA_LAYERS, "judges": JUDGES_LAYERS,
+WING_LAYERS = {"arena": ARENA_LAYERS, "judges": JUDGES_LAYERS, "players": PLAYERS_LAYERS,
                "tournaments": TOURNAMENTS_LAYERS, "dashboard": DASHBOARD_LAYERS}
 
 
@@ -314,7 +321,7 @@ def test_the_layer_check_catches_a_violation(tmp_path: Path) -> None:
         "arena.stray: in no layer",
     ]
     assert layer_of("arena.runtimes", ARENA_LAYERS) is None  # a prefix is not a package
-    assert layer_of("arena.tournaments.recurring.cli", TOURNAMENTS_LAYERS) == 5  # longest
+    assert layer_of("arena.tournaments.services.recurring.cli", TOURNAMENTS_LAYERS) == 5  # longest
 
 
 def test_the_sub_wing_orders_catch_a_back_arrow(tmp_path: Path) -> None:

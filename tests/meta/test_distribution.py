@@ -31,7 +31,7 @@ def test_wheel_contents(tmp_path: Path) -> None:
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"arena"}
     assert "arena/__main__.py" in names
-    assert "arena/players/random_words.txt" in names
+    assert "arena/players/local/random_words.txt" in names
     # the sub-wings' package data: the bundled judge, the n-gram corpus, the sampler's reference
     for data in ("arena/judges/hf/bundled/model.safetensors", "arena/judges/hf/bundled/tokenizer.json",
                  "arena/judges/ngram_corpus.txt", "arena/gamespace/sampling/xgl_reference.txt"):

@@ -96,7 +96,7 @@ def test_the_check_catches_each_kind_of_use() -> None:
         "import sqlalchemy.engine\n"
         "from arena.storage.read_only import open_read_only\n"
         "from arena.storage.engine import APP_NAME\n"
-        "from arena.tournaments.executors.engine import RunSummary\n"
+        "from arena.tournaments.running.executors.engine import RunSummary\n"
         "def f(store):\n"
         "    return store.engine\n"
     )

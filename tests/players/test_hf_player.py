@@ -8,8 +8,8 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.judges.ngram import NgramJudge
-from arena.players.hf_player import HFPlayer, create_hf_player, first_line
-from arena.players.prompting import XGL_EXPLANATION
+from arena.players.llm.prompting import XGL_EXPLANATION
+from arena.players.local.hf_player import HFPlayer, create_hf_player, first_line
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
@@ -126,7 +126,7 @@ async def test_a_seed_gives_the_same_moves_on_the_chosen_device_as_on_the_cpu(
 def test_host_draw_samples_softmax_of_logits_over_temperature() -> None:
     import torch
 
-    from arena.players.host_sampling import HostDraw
+    from arena.players.local.host_sampling import HostDraw
 
     logits = torch.tensor([[2.0, 1.0, 0.0, -1.0, -8.0]])
     draw = HostDraw(0.5, seed=4)
@@ -152,7 +152,7 @@ def test_host_draw_samples_what_generate_would(top_k: int, top_p: float) -> None
         TopPLogitsWarper,
     )
 
-    from arena.players.host_sampling import HostDraw
+    from arena.players.local.host_sampling import HostDraw
 
     scores = torch.randn(3, 40, generator=torch.Generator().manual_seed(1)) * 3
     warpers = LogitsProcessorList([TemperatureLogitsWarper(0.7)])
@@ -191,7 +191,7 @@ def test_first_line_fallback() -> None:
 def test_device_auto_is_the_default_and_resolves_to_a_present_device() -> None:
     import torch
 
-    from arena.players.hf_player import HFSettings, resolve_device
+    from arena.players.local.hf_player import HFSettings, resolve_device
 
     assert HFSettings(model="m").device == "auto"
     want = "cuda" if torch.cuda.is_available() else "cpu"

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from arena.errors import ConfigError
 from arena.judges.ngram import NgramJudge
-from arena.players.human_player import HumanPlayer, create_human_player, render_request
+from arena.players.people.terminal import HumanPlayer, create_human_player, render_request
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import GameView, HistoryItem, MoveRequest, RevealedValue
 from arena.specs import parse_spec
@@ -34,7 +34,7 @@ import asyncio, json, sys
 from arena.plugins.plugin_types import PlayerContext
 from arena.specs import parse_spec
 from arena.judges.ngram import NgramJudge
-from arena.players.human_player import create_human_player
+from arena.players.people.terminal import create_human_player
 from tests.runtime.helpers import events_of, run_game
 
 player = create_human_player(parse_spec("human"), PlayerContext(role="black"))
@@ -143,7 +143,7 @@ def test_human_spec_checks() -> None:
 def test_reward_terms_show_their_total_once() -> None:
     """A term's `total` already includes its coefficient: the history line must not apply it
     again (a negative coefficient would flip the sign shown to the human)."""
-    from arena.players.human_player import _history_line
+    from arena.players.people.terminal import _history_line
     from arena.protocols.player import RewardTermView
 
     term = RewardTermView(

@@ -12,7 +12,7 @@ import pytest
 
 from arena.errors import ConfigError, PlayerError
 from arena.judges.ngram import NgramJudge
-from arena.players.llm_player import (
+from arena.players.llm.player import (
     LLMPlayer,
     Usage,
     backoff_wait,

@@ -19,8 +19,8 @@ from urllib.parse import urlencode
 import pytest
 
 from arena.judges.ngram import NgramJudge
-from arena.players.llm_player import create_llm_player
-from arena.players.prompting import PromptOptions, build_messages, build_prompt_text
+from arena.players.llm.player import create_llm_player
+from arena.players.llm.prompting import PromptOptions, build_messages, build_prompt_text
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest, Player
 from arena.runtime.maps import GameMap

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from arena.players.prompting import (
+from arena.players.llm.prompting import (
     XGL_EXPLANATION,
     PromptOptions,
     build_messages,
     build_prompt_text,
     render_term,
 )
-from arena.players.reply_parsing import parse_reply
+from arena.players.llm.reply_parsing import parse_reply
 from arena.protocols.player import (
     GameView,
     HistoryItem,

@@ -17,13 +17,13 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.judges.ngram import NgramJudge
-from arena.players.remote_player import RemotePlayer, create_remote_player
-from arena.players.remote_protocol import (
+from arena.players.remote.player import RemotePlayer, create_remote_player
+from arena.players.remote.protocol import (
     message_schemas,
     request_from_json,
     request_to_json,
 )
-from arena.players.remote_server import shutdown_servers
+from arena.players.remote.server import shutdown_servers
 from arena.plugins.plugin_types import PlayerContext
 from arena.specs import parse_spec
 from tests.runtime.helpers import ListPlayer, events_of, run_game

@@ -15,9 +15,9 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.judges.ngram import NgramJudge
-from arena.players.remote_player import RemotePlayer, create_remote_player
-from arena.players.remote_protocol import ProtocolError, parse_agent_message
-from arena.players.remote_server import shutdown_servers
+from arena.players.remote.player import RemotePlayer, create_remote_player
+from arena.players.remote.protocol import ProtocolError, parse_agent_message
+from arena.players.remote.server import shutdown_servers
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import MoveRequest
 from arena.specs import parse_spec

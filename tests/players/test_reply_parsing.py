@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.players.reply_parsing import MissingMoveTags, parse_reply, strip_thinking
+from arena.players.llm.reply_parsing import MissingMoveTags, parse_reply, strip_thinking
 
 
 def test_one_tag_per_register() -> None:

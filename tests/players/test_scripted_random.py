@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError, PlayerError
-from arena.players.random_words import WORDS, RandomWordsPlayer, create_random_player
-from arena.players.scripted import ScriptedPlayer, create_scripted_player
+from arena.players.local.random_words import WORDS, RandomWordsPlayer, create_random_player
+from arena.players.local.scripted import ScriptedPlayer, create_scripted_player
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest, Player
 from arena.specs import parse_spec
@@ -131,7 +131,7 @@ import asyncio, json
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.player import GameView, MoveRequest
 from arena.specs import parse_spec
-from arena.players.random_words import create_random_player
+from arena.players.local.random_words import create_random_player
 req = MoveRequest(game=GameView(name="g", code="elicit(s, 10)", dialect="xgl"), role="black",
     round=2, rounds=3, line=5, registers=("s",), max_len=10, visible={}, reveals=(),
     history=(), attempt=1, seed=11)

@@ -10,8 +10,8 @@ import pytest
 from arena.errors import ConfigError
 from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
-from arena.players.random_words import create_random_player
-from arena.players.search_player import SearchPlayer, create_search_player
+from arena.players.local.random_words import create_random_player
+from arena.players.local.search_player import SearchPlayer, create_search_player
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.protocols.player import MoveRequest

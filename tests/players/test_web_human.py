@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from arena.errors import ConfigError, PermanentPlayerError, PlayerError
-from arena.players.web_human import WebHumanPlayer
+from arena.players.people.web import WebHumanPlayer
 from arena.plugins.plugin_types import PlayerContext
 from arena.plugins.registry import Registry
 from arena.protocols.player import GameView, MoveRequest

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from arena.match_setup import build_match, load_game_text
-from arena.players.prompting import PromptOptions, build_messages
-from arena.players.xent_benchmark_prompt import (
+from arena.players.llm.prompting import PromptOptions, build_messages
+from arena.players.llm.xent_benchmark_prompt import (
     GAMES,
     benchmark_game,
     benchmark_move,
@@ -40,7 +40,7 @@ from arena.protocols.player import (
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "tests" / "data" / "xent_configs" / "benchmark0.2.json"
-HEADERS = ROOT / "players" / "xent_benchmark_headers.json"
+HEADERS = ROOT / "players" / "llm" / "xent_benchmark_headers.json"
 WHEEL_DIR = ROOT / "build" / "xent-wheel"
 VERSION = "0.5.0"
 
@@ -234,7 +234,7 @@ def synthetic() -> list[MoveRequest]:
 
 
 def test_the_headers_are_the_configs_own(reference: types.SimpleNamespace) -> None:
-    """players/xent_benchmark_headers.json holds each function's header text, read from the
+    """players/llm/xent_benchmark_headers.json holds each function's header text, read from the
     config by its syntax tree (the Horizon header's story as the register it shows)."""
     ours = json.loads(HEADERS.read_text(encoding="utf-8"))["headers"]
     for game in _games():
@@ -300,8 +300,8 @@ def test_a_litellm_player_sends_the_benchmark_text_of_a_published_map(tmp_path: 
     receives one user message, the benchmark's text with the published story."""
     pytest.importorskip("litellm")
     from arena.runtime.maps import resolve_map
-    from arena.tournaments.exchange.xent_config import parse_config
-    from arena.tournaments.stories.xent_maps import XentMapsSource
+    from arena.tournaments.planning.stories.xent_maps import XentMapsSource
+    from arena.tournaments.services.exchange.xent_config import parse_config
     from tests.support.openai_compat_server import ServerState, start_server
 
     bench = parse_config(json.loads(CONFIG.read_text(encoding="utf-8")))

@@ -19,7 +19,7 @@ from arena.plugins.registry import Registry
 PLUGIN = '''
 from arena.plugins.hookspecs import hookimpl
 from arena.plugins.plugin_types import PlayerEntry
-from arena.players.random_words import create_random_player
+from arena.players.local.random_words import create_random_player
 
 LOADED = []
 

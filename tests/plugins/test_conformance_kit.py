@@ -62,7 +62,7 @@ def test_checks_play_with_the_registry_they_are_given() -> None:
     """An author's own registry (here one with a test judge the installed plugins lack)
     builds the judge and the NPCs; without it the installed plugins do."""
     import tests.tournaments.arena_fixtures as fx
-    from arena.players.random_words import create_random_player
+    from arena.players.local.random_words import create_random_player
 
     result = check_player(create_random_player, "random", judge="flaky", registry=fx.registry())
     assert result.error is None

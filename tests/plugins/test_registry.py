@@ -11,7 +11,7 @@ import arena.games.plugin as games_plugin
 import arena.judges.plugin as judges_plugin
 import arena.players.plugin as players_plugin
 from arena.errors import ConfigError, PluginError, UnknownNameError
-from arena.players.scripted import ScriptedPlayer
+from arena.players.local.scripted import ScriptedPlayer
 from arena.plugins.hookspecs import hookimpl
 from arena.plugins.plugin_manager import ArenaPluginManager, create_plugin_manager
 from arena.plugins.plugin_types import (

@@ -19,9 +19,9 @@ from arena.plugins.plugin_manager import create_plugin_manager
 from arena.plugins.plugin_types import PlayerContext
 from arena.plugins.registry import Registry
 from arena.spec_params import Param, SpecParams
-from arena.tournaments.config import load_tournament
-from arena.tournaments.config_errors import TournamentConfigError
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.planning.config_errors import TournamentConfigError
+from arena.tournaments.running.prepare import prepare_tournament
 
 REPO = Path(__file__).resolve().parents[2]
 DECLARED = SpecParams(

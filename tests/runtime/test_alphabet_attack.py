@@ -22,8 +22,8 @@ import pytest
 from arena.judges.hf.bundled_judge import create_bundled_judge
 from arena.judges.ngram import NgramJudge
 from arena.lang.loader import load_game
-from arena.players.remote_player import create_remote_player
-from arena.players.remote_server import shutdown_servers
+from arena.players.remote.player import create_remote_player
+from arena.players.remote.server import shutdown_servers
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import HistoryItem, MoveRequest

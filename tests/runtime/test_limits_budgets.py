@@ -14,7 +14,7 @@ from arena.judges.ngram import NgramJudge
 from arena.lang.limits import DEFAULT_LIMITS, LIMIT_NAMES, ResourceLimits, admitting
 from arena.lang.loader import load_game
 from arena.runtime.maps import story_requests
-from arena.tournaments.config import parse_tournament
+from arena.tournaments.planning.config import parse_tournament
 from tests.cli.test_play_command import arena
 from tests.runtime.helpers import ListPlayer, events_of, run_game
 from tests.runtime.hostile_games import HOSTILE, JUDGE_REPLAY, STORY_DEFAULTS, STORY_SITES, Hostile

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from arena.judges.ngram import NgramJudge
 from arena.match_setup import build_match, load_game_ref
-from arena.players.random_words import create_random_player
+from arena.players.local.random_words import create_random_player
 from arena.plugins.hookspecs import hookimpl
 from arena.plugins.plugin_manager import create_plugin_manager
 from arena.plugins.plugin_types import PlayerContext, PlayerEntry

@@ -86,7 +86,7 @@ def test_a_cancelled_claim_is_settled_before_the_run_releases_its_claims(tmp_pat
     import asyncio
     import sqlite3
 
-    from arena.tournaments.executors.engine import ClaimBook
+    from arena.tournaments.running.executors.engine import ClaimBook
 
     path = tmp_path / "c.db"
     store = Store.open(sqlite_url(path))

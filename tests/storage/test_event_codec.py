@@ -17,7 +17,7 @@ from arena.storage.event_codec import (
     encode_events,
 )
 from arena.storage.queries import match_events, stored_matches
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 # s is 655 360 characters (under max_value_chars), then revealed on 250 passes: every

@@ -24,9 +24,9 @@ from arena.storage.live import (
 from arena.storage.migrations import migrate
 from arena.storage.read_only import open_read_only
 from arena.storage.schedules import mark_schedule_run, save_schedule
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.engine import run_tournament
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.engine import run_tournament
+from arena.tournaments.running.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
 
 # Two matches at a time, alpha's moves take 0.5 s: about 4 s, several heartbeats.

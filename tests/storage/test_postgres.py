@@ -13,7 +13,7 @@ import pytest
 
 from arena.storage import Store
 from arena.storage.queries import stored_matches
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.storage.postgres_server import available, postgres_server
 from tests.tournaments import arena_fixtures as fx
 
@@ -52,7 +52,7 @@ def test_two_processes_write_one_tournament_without_duplicates(tmp_path: Path, p
     script = (
         "import asyncio, sys\n"
         "from tests.tournaments import arena_fixtures as fx\n"
-        "from arena.tournaments.run_config import run_file\n"
+        "from arena.tournaments.services.run_config import run_file\n"
         "asyncio.run(run_file(sys.argv[1], db=sys.argv[2], registry=fx.registry()))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -138,7 +138,7 @@ async def test_numbers_within_a_tournament_and_the_live_board_on_postgres(
     PostgreSQL."""
     from arena.dashboard.live_board import live_board
     from arena.storage.read_model import ReadModel
-    from arena.tournaments.rating_store import rating_rows
+    from arena.tournaments.records.rating_store import rating_rows
 
     registry = fx.registry()
     for name in ("pg-first", "pg-second", "pg-second"):

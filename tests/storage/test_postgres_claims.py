@@ -65,7 +65,7 @@ def test_two_drivers_never_play_a_match_twice(tmp_path: Path, postgres_url: str)
     script = (
         "import asyncio, sys\n"
         "from tests.executors import ray_fixtures as rf\n"
-        "from arena.tournaments.run_config import run_file\n"
+        "from arena.tournaments.services.run_config import run_file\n"
         "s = asyncio.run(run_file(sys.argv[1], db=sys.argv[2], registry=rf.registry()))\n"
         "print(s.written, s.claimed_elsewhere)\n"
     )

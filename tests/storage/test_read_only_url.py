@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from arena.storage import Store
-from arena.tournaments.exchange.importers import import_file
+from arena.tournaments.services.exchange.importers import import_file
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import sys
 
-from arena.tournaments.recurring.service import serve_until_signal
+from arena.tournaments.services.recurring.service import serve_until_signal
 from tests.tournaments import arena_fixtures as fx
 
 if __name__ == "__main__":

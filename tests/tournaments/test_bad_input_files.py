@@ -17,9 +17,9 @@ from arena.errors import ConfigError, GameSyntaxError
 from arena.lang.loader import load_game
 from arena.match_setup import load_game_ref
 from arena.plugins.registry import Registry
-from arena.tournaments.config import load_tournament
-from arena.tournaments.config_errors import TournamentConfigError
-from arena.tournaments.run_config import run_file
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.planning.config_errors import TournamentConfigError
+from arena.tournaments.services.run_config import run_file
 
 REPO = Path(__file__).resolve().parents[2]
 GAME = "assign(s=story(20))\nelicit(black, t, 6)\nreward(black, xed(s | t))\n"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from arena.redaction import redact
-from arena.tournaments.config import load_tournament, parse_tournament
-from arena.tournaments.config_errors import TournamentConfigError
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import load_tournament, parse_tournament
+from arena.tournaments.planning.config_errors import TournamentConfigError
+from arena.tournaments.running.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
 
 SECRET = "sk-live0123456789abcdefXYZ"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournaments.config import MAX_MAPS, MAX_MATCHES, parse_tournament
-from arena.tournaments.config_errors import TournamentConfigError
+from arena.tournaments.planning.config import MAX_MAPS, MAX_MATCHES, parse_tournament
+from arena.tournaments.planning.config_errors import TournamentConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 HUGE = """
@@ -97,7 +97,7 @@ def test_a_tournament_too_big_to_plan_is_refused_before_planning() -> None:
 
 def test_seat_orders_too_many_to_list_are_refused_with_the_fix() -> None:
     from arena.errors import ConfigError
-    from arena.tournaments.pairings import seat_assignments
+    from arena.tournaments.planning.pairings import seat_assignments
 
     people = [f"p{i}" for i in range(1000)]
     with pytest.raises(ConfigError, match=r"997,002,000 orders per map.*Set max_matches"):

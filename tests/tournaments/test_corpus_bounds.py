@@ -19,7 +19,7 @@ from arena.errors import ConfigError
 from arena.plugins.registry import Registry
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.protocols.story import StoryRequest
-from arena.tournaments.stories.corpus import CorpusStorySource, Lengths, load_corpus
+from arena.tournaments.planning.stories.corpus import CorpusStorySource, Lengths, load_corpus
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -121,7 +121,7 @@ def test_only_a_regular_corpus_file_is_read(tmp_path: Path, kind: str) -> None:
         "resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))\n"
         "from pathlib import Path\n"
         "from arena.errors import ConfigError\n"
-        "from arena.tournaments.stories.corpus import load_corpus\n"
+        "from arena.tournaments.planning.stories.corpus import load_corpus\n"
         "try:\n    load_corpus(Path(sys.argv[1]))\n"
         "except ConfigError as error:\n    print(error)\n"
     )

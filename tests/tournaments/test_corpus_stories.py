@@ -16,7 +16,7 @@ from arena.plugins.registry import Registry
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.protocols.story import StoryRequest
 from arena.specs import parse_spec
-from arena.tournaments.stories.corpus import CorpusStorySource, load_corpus
+from arena.tournaments.planning.stories.corpus import CorpusStorySource, load_corpus
 
 
 class WordJudge:

@@ -16,7 +16,7 @@ from arena.plugins.registry import Registry
 from arena.redaction import redact_params
 from arena.storage import sqlite_url
 from arena.storage.event_codec import decode_events, encode_events
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.support.openai_compat_server import ServerState, start_server
 from tests.tournaments import arena_fixtures as fx
 

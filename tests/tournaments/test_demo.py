@@ -19,7 +19,7 @@ from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
 from arena.storage.snapshots import rating_snapshots
 from arena.tournaments.demo import dashboard_hint, demo_config
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.running.prepare import prepare_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "judges" / "hf" / "bundled" / "model.safetensors"

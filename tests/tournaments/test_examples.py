@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from arena.cli import build_app
 from arena.plugins.registry import Registry
-from arena.tournaments.config import load_tournament
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.prepare import prepare_tournament
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 APP = build_app()

@@ -15,10 +15,10 @@ from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, MATCH_ERROR, FinishedMatch, Store, sqlite_url
 from arena.storage.queries import map_texts, match_events, stored_matches
 from arena.tournaments.cli.run import main as cli_main
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.engine import RunSummary, run_tournament
-from arena.tournaments.prepare import prepare_tournament
-from arena.tournaments.run_config import run_file
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.engine import RunSummary, run_tournament
+from arena.tournaments.running.prepare import prepare_tournament
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 
@@ -259,7 +259,10 @@ def test_the_run_and_matches_commands(tmp_path: Path, capsys: pytest.CaptureFixt
     assert cli(["matches", "--tournament", "small", "--db", db, "--limit", "3"]) == 0
     header, *lines, more = capsys.readouterr().out.strip().splitlines()
     assert header.split()[:4] == ["match", "game", "map", "status"]
-    assert len(lines) == 3 and all(" done " in line and "(npc)" in line for line in lines)
+    assert len(lines) == 3 and all(" done " in line for line in lines)
+    # a duel's NPC seat is marked (the run interleaves the games: duels among the latest)
+    assert all("(npc)" in line for line in lines if "duel@" in line)
+    assert any("duel@" in line for line in lines)
     assert more == "Showing the latest 3 of 12 stored matches (use --limit 12 to see them all)."
     assert cli(["matches", "-t", "small", "--db", db, "--status", "error"]) == 0
     assert capsys.readouterr().out == "No error matches in tournament 'small'.\n"
@@ -309,7 +312,7 @@ async def test_head_to_head_rotates_participants_through_every_seat(tmp_path: Pa
 
 
 def test_the_progress_bar_shows_counts_and_judge_metrics(capsys: pytest.CaptureFixture[str]) -> None:
-    from arena.tournaments.progress import RichProgress
+    from arena.tournaments.running.progress import RichProgress
 
     progress = RichProgress("demo", lambda: {"requests": 9.0, "batches": 3.0, "mean_batch_size": 2.5})
     progress.start(total=4, done=1)

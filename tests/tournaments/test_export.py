@@ -14,10 +14,10 @@ from arena.errors import ConfigError
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import stored_matches
 from arena.tournaments.cli.ratings import app
-from arena.tournaments.exchange import export as export_module
-from arena.tournaments.exchange.export import MATCH_COLUMNS, RATING_COLUMNS, SEAT_COLUMNS
-from arena.tournaments.exchange.importers import import_file
 from arena.tournaments.ratings.service import DEFAULT_OPTIONS
+from arena.tournaments.services.exchange import export as export_module
+from arena.tournaments.services.exchange.export import MATCH_COLUMNS, RATING_COLUMNS, SEAT_COLUMNS
+from arena.tournaments.services.exchange.importers import import_file
 
 CSV = (
     "game,participant_a,score_a,participant_b,score_b,map\n"

@@ -18,7 +18,7 @@ from arena.storage.imports import import_sources, map_labels
 from arena.storage.migrations import _TABLES
 from arena.storage.queries import stored_matches
 from arena.storage.tables import table_of
-from arena.tournaments.exchange.importers import ImportFileError, import_file, parse_file
+from arena.tournaments.services.exchange.importers import ImportFileError, import_file, parse_file
 
 app = build_app()
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gamebench_matches.json"

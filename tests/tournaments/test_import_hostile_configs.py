@@ -22,7 +22,11 @@ from typer.testing import CliRunner
 from arena.cli import build_app
 from arena.errors import ConfigError
 from arena.specs import parse_spec
-from arena.tournaments.exchange.xent_config import import_config, parse_config, write_tournament
+from arena.tournaments.services.exchange.xent_config import (
+    import_config,
+    parse_config,
+    write_tournament,
+)
 from tests.support.openai_compat_server import ServerState, key_fingerprint, start_server
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "xent_configs"
@@ -174,7 +178,7 @@ def test_imported_players_make_the_references_model_calls(tmp_path: Path) -> Non
     """Issue 31 item 1: an imported OpenAI player sends no temperature and no output limit;
     an Anthropic one max_tokens=4096; each waits 600 s; the user's --player-param wins."""
     pytest.importorskip("litellm")
-    from arena.players.llm_player import _call_args, parse_settings
+    from arena.players.llm.player import _call_args, parse_settings
 
     specs = dict(zip(
         [p["id"] for p in config()["players"]],

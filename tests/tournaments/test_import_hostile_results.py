@@ -108,3 +108,26 @@ def test_only_a_regular_results_file_is_read(tmp_path: Path, kind: str) -> None:
         APP, ["import", str(path), "-t", "t", "--db", f"sqlite:///{tmp_path / 'a.db'}"]
     )
     assert ran.exit_code == 2 and "not a regular file" in ran.output, ran.output
+
+
+def test_a_large_import_says_it_is_rating_before_the_long_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 200 000-result file stores in seconds, then its snapshot takes minutes: the command
+    says so between the two (here from 2 matches, the threshold lowered)."""
+    from arena.tournaments.cli import imports
+
+    one = {"game_map": {"name": "Condense", "map_seed": "m0"}, "score": 1.5}
+    body = {"expanded_config": {}, "results": [
+        {**one, "player": {"id": who, "name": "black"}} for who in ("p1", "p2")]}
+    monkeypatch.setattr(imports, "LONG_SNAPSHOT", 2)
+    code, said, db = run_import(tmp_path, "r.json", json.dumps(body))
+    assert code == 0, said
+    first, *_ = said.splitlines()
+    assert first.startswith("stored 2 matches; rating them for the dashboard's snapshot")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM rating_snapshots").fetchone()[0] == 1
+    monkeypatch.setattr(imports, "LONG_SNAPSHOT", 3)
+    (tmp_path / "small").mkdir()
+    code, said, _ = run_import(tmp_path / "small", "r.json", json.dumps(body))
+    assert code == 0 and "rating them" not in said

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 from arena.plugins.registry import Registry
 from arena.storage import Store, sqlite_url
 from arena.tournaments.cli.ratings import app
-from arena.tournaments.rating_store import load_inputs
 from arena.tournaments.ratings import MatchRecord, SeatRecord
 from arena.tournaments.ratings.informative import uninformative_roles
 from arena.tournaments.ratings.service import comparisons, uninformative
-from arena.tournaments.run_config import run_file
+from arena.tournaments.records.rating_store import load_inputs
+from arena.tournaments.services.run_config import run_file
 
 # describe_to_partner's shape: bob sees only alice's description; both rewarded by bob's guess.
 PARTNER = (

@@ -10,10 +10,10 @@ import pytest
 from arena.lang.limits import DEFAULT_LIMITS
 from arena.storage import MATCH_ERROR, Store, sqlite_url
 from arena.storage.queries import stored_matches
-from arena.tournaments.config import load_tournament
-from arena.tournaments.config_errors import TournamentConfigError
-from arena.tournaments.prepare import prepare_tournament
-from arena.tournaments.run_config import run_file
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.planning.config_errors import TournamentConfigError
+from arena.tournaments.running.prepare import prepare_tournament
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 BODY = """

@@ -19,9 +19,9 @@ from arena.storage.live import (
     live_match_events,
     matches_in_flight,
 )
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.engine import run_tournament
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.engine import run_tournament
+from arena.tournaments.running.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
 
 SLOW = """

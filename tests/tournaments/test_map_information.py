@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from arena.errors import ConfigError
 from arena.lang.loader import load_game
 from arena.plugins.registry import Registry
-from arena.tournaments.config import parse_tournament
-from arena.tournaments.config_errors import TournamentConfigError
 from arena.tournaments.demo import demo_config
-from arena.tournaments.map_views import SHARED_OMNISCIENT, map_views
-from arena.tournaments.pairings import (
+from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.planning.config_errors import TournamentConfigError
+from arena.tournaments.planning.map_views import SHARED_OMNISCIENT, map_views
+from arena.tournaments.planning.pairings import (
     EVAL,
     HEAD_TO_HEAD,
     GameSlot,
@@ -28,7 +28,7 @@ from arena.tournaments.pairings import (
     check_map_information,
     plan_matches,
 )
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.running.prepare import prepare_tournament
 
 GAMES = Path(__file__).resolve().parents[2] / "arena" / "games"
 SPECS = {name: "random" for name in ("a", "b", "c", "d", "e", "npc", "npc2")}

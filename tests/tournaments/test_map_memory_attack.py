@@ -16,7 +16,7 @@ import pytest
 from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store, sqlite_url, tables
 from arena.storage.queries import map_texts, stored_matches
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import memory_agents
 
 # After the fix the remembering bob is within map luck of the honest one (+0.1 against -2.0

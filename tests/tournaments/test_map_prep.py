@@ -10,15 +10,16 @@ from pathlib import Path
 
 from arena.judges.ngram import NgramJudge
 from arena.plugins.registry import Registry
+from arena.protocols.dialect import Dialect
 from arena.protocols.judge import GenerateRequest, JudgeInfo, ScoreRequest, TokenScores
 from arena.protocols.story import StoryRequest
 from arena.runtime.maps import JudgeStorySource
 from arena.storage import FinishedMatch, Store, sqlite_url
 from arena.storage.live import PLAYING, live_runs
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.engine import run_tournament
-from arena.tournaments.executors.map_prep import MapPreparation
-from arena.tournaments.prepare import PreparedTournament, prepare_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.engine import run_tournament
+from arena.tournaments.running.executors.map_prep import MapPreparation
+from arena.tournaments.running.prepare import PreparedTournament, prepare_tournament
 from tests.tournaments import arena_fixtures as fx
 
 MANY_MAPS = fx.SMALL.replace("maps = 2", "maps = 4")
@@ -26,7 +27,8 @@ MANY_MAPS = fx.SMALL.replace("maps = 2", "maps = 4")
 
 class GatedJudge:
     """The n-gram judge, except that only its first `generate` call answers before a match
-    has scored something: the rest of the maps can only be made once play has begun."""
+    has used the judge (tokenized or scored something): the rest of the maps can only be
+    made once play has begun."""
 
     def __init__(self) -> None:
         self._inner = NgramJudge()
@@ -41,8 +43,9 @@ class GatedJudge:
         self.scored.set()
         return await self._inner.score(requests)
 
-    async def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return await self._inner.tokenize(texts)
+    async def tokenize(self, texts: Sequence[str], dialect: Dialect = "xgl") -> list[list[str]]:
+        self.scored.set()
+        return await self._inner.tokenize(texts, dialect)
 
     async def generate(self, requests: Sequence[GenerateRequest]) -> list[str]:
         self.generate_calls += 1
@@ -99,6 +102,7 @@ async def test_matches_of_a_ready_map_play_while_the_other_maps_are_made(tmp_pat
     finally:
         store.close()
     assert (summary.status, summary.written) == ("done", len(tournament.plans))
+    assert summary.errors == 0
     assert judge.generate_calls == maps
     kinds = [c[0] for c in sink.calls]
     preparing = [c for c in sink.calls if c[0] == "preparing"]
@@ -138,6 +142,53 @@ async def test_matches_whose_maps_are_ready_start_in_plan_order(tmp_path: Path) 
             group.create_task(prep.run())
             for p in reversed(plans):  # waiting order must not matter either
                 group.create_task(match(p.key, p))
+    finally:
+        store.close()
+    assert woken == [p.key for p in plans]
+
+
+class SlowFirstSource:
+    """Judge stories; the first map asked for comes last (its texts wait 0.3 s)."""
+
+    name = "judge:ngram"
+
+    def __init__(self, inner: JudgeStorySource) -> None:
+        self._inner, self._calls = inner, 0
+
+    async def stories(self, requests: Sequence[StoryRequest]) -> list[str]:
+        self._calls += 1
+        if self._calls == 1:
+            await asyncio.sleep(0.3)
+        return await self._inner.stories(requests)
+
+
+async def test_a_map_made_late_keeps_the_matches_after_it_waiting(tmp_path: Path) -> None:
+    """Maps are made concurrently and may be ready in any order; matches still wake in
+    plan order (issue 30: the run's balanced order), so the first map made last holds
+    back every match planned after its own. Before, the matches of the maps made first
+    woke first."""
+    registry = fx.registry()
+    tournament = prepared(tmp_path, registry)
+    store = Store.open(sqlite_url(tmp_path / "l.db"))
+    try:
+        game_ids = {g: store.ensure_games([tournament.games[g].info])[0]
+                    for g in tournament.games}
+        tid = store.ensure_tournament("small", "eval", "{}")
+        source = SlowFirstSource(JudgeStorySource(registry.create_judge("ngram")))
+        plans = list(tournament.plans)
+        prep = MapPreparation(plans, tournament, store, source, game_ids,
+                              store.tournament_seed_key(tid))
+        woken: list[str] = []
+
+        async def match(plan: object) -> None:
+            found = await prep.wait(plan)  # type: ignore[arg-type]
+            assert found is not None
+            woken.append(plan.key)  # type: ignore[attr-defined]
+
+        async with asyncio.TaskGroup() as group:
+            group.create_task(prep.run())
+            for p in plans:
+                group.create_task(match(p))
     finally:
         store.close()
     assert woken == [p.key for p in plans]

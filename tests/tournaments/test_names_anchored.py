@@ -10,9 +10,9 @@ import pytest
 
 from arena.specs import NAME_RE
 from arena.storage import sqlite_url
-from arena.tournaments.config import parse_tournament
-from arena.tournaments.config_errors import TournamentConfigError
-from arena.tournaments.recurring.cli import main as recurring_main
+from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.planning.config_errors import TournamentConfigError
+from arena.tournaments.services.recurring.cli import main as recurring_main
 from tests.tournaments import arena_fixtures as fx
 
 BUILTIN_ONLY = fx.SMALL.replace('"sleepy?words=2"', '"random?words=2"').replace(

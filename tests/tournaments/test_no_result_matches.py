@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from arena.storage import MATCH_DONE, MATCH_NO_RESULT, Store, sqlite_url
 from arena.tournaments.cli.ratings import app
 from arena.tournaments.cli.run import main as run_main
-from arena.tournaments.rating_store import load_inputs
+from arena.tournaments.records.rating_store import load_inputs
 
 # One ensure line: only "owl moon" passes. `stubborn` never plays it: with the current xent
 # rules (10 failures per line) each of its matches ends with no result.

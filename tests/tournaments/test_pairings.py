@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import ConfigError
-from arena.tournaments.pairings import (
+from arena.tournaments.planning.pairings import (
     EVAL,
     HEAD_TO_HEAD,
     GameSlot,
@@ -24,7 +24,7 @@ from arena.tournaments.pairings import (
 
 SPECS = {name: f"random?seed={i}" for i, name in enumerate("abcdefghij")} | {"npc": "random"}
 SOLO = GameSlot("solo", "1", "h1", "xgl", ("black",), rounds=2, maps=3)
-# black and white see all of every map (arena.tournaments.map_views): they may share maps
+# black and white see all of every map (arena.tournaments.planning.map_views): they may share maps
 OPEN = GameSlot(
     "open", "1", "h4", "xgl", ("black", "white"), maps=2,
     views={"black": "omniscient", "white": "omniscient"},

@@ -14,8 +14,8 @@ from arena.protocols.player import MoveRequest
 from arena.storage import Store, sqlite_url
 from arena.storage.live import matches_in_flight
 from arena.storage.queries import match_events
-from arena.tournaments.config import parse_tournament
-from arena.tournaments.run_config import play_config
+from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.services.run_config import play_config
 
 STORY = "a lighthouse keeper counts herons at dawn"
 

@@ -13,11 +13,11 @@ import pytest
 from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, FinishedMatch, Store, sqlite_url
 from arena.storage.live import PLAYING, PREPARING, live_runs
-from arena.tournaments.config import load_tournament
-from arena.tournaments.executors.engine import run_tournament
-from arena.tournaments.live_reporter import LiveReporter
-from arena.tournaments.prepare import prepare_tournament
-from arena.tournaments.progress import MatchClock, RichProgress
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.running.executors.engine import run_tournament
+from arena.tournaments.running.live_reporter import LiveReporter
+from arena.tournaments.running.prepare import prepare_tournament
+from arena.tournaments.running.progress import MatchClock, RichProgress
 from tests.tournaments import arena_fixtures as fx
 
 JUDGE_STATS = {"requests": 1234.0, "batches": 321.0, "mean_batch_size": 3.84,

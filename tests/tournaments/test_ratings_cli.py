@@ -20,12 +20,12 @@ from arena.storage.queries import stored_matches
 from arena.storage.snapshots import rating_snapshots
 from arena.tournaments.cli.ratings import app
 from arena.tournaments.cli.run import main as run_main
-from arena.tournaments.exchange.importers import import_file
-from arena.tournaments.rating_store import load_inputs
 from arena.tournaments.ratings import LeaderboardConfig, leaderboard, online_elo
 from arena.tournaments.ratings.service import normalised_scores
 from arena.tournaments.ratings.service import online_elo as service_elo
-from arena.tournaments.records_from_store import records_from_store
+from arena.tournaments.records.from_store import records_from_store
+from arena.tournaments.records.rating_store import load_inputs
+from arena.tournaments.services.exchange.importers import import_file
 from tests.tournaments.gamebench_reference import DATA, PUBLISHED, needs_data
 
 REPO = Path(__file__).resolve().parents[2]
@@ -129,6 +129,29 @@ def test_json_rows_have_the_documented_shape_and_elo_has_mean_1000(mini: str) ->
     assert types == [str, float, float, float, int, int, int, bool]
     assert sum(r["rating"] for r in rows) / len(rows) == pytest.approx(1000.0)
     assert [r["rating"] for r in rows] == sorted((r["rating"] for r in rows), reverse=True)
+
+
+def test_the_map_bootstrap_is_chosen_from_the_command_line(mini: str) -> None:
+    """--resample map draws maps (then their matches): same points, intervals of its own,
+    said in the text; an unknown unit is refused with the valid ones."""
+    boards = {}
+    for unit in ("match", "map"):
+        result = CliRunner().invoke(app, ["ratings", "-t", "mini", "--db", mini, "--json",
+                                          "--resamples", "200", "--resample", unit])
+        assert result.exit_code == 0, result.output
+        boards[unit] = {r["participant"]: r for r in json.loads(result.output)}
+    for name, row in boards["map"].items():
+        assert row["rating"] == pytest.approx(boards["match"][name]["rating"])
+    assert any((row["ci_low"], row["ci_high"]) != (boards["match"][n]["ci_low"],
+                                                   boards["match"][n]["ci_high"])
+               for n, row in boards["map"].items())
+    text = CliRunner().invoke(app, ["ratings", "-t", "mini", "--db", mini, "--resamples", "50",
+                                    "--resample", "map"])
+    assert "50 map resamples" in text.output
+    bad = CliRunner().invoke(app, ["ratings", "-t", "mini", "--db", mini, "--resample", "maps"],
+                             env={"COLUMNS": "200"})
+    said = " ".join(bad.output.replace("│", " ").split())
+    assert bad.exit_code == 2 and "'maps' is not one of 'match', 'map'" in said
 
 
 def test_ratings_agree_with_the_stored_matches(mini: str) -> None:

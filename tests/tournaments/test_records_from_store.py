@@ -11,9 +11,9 @@ from arena.errors import UnknownNameError
 from arena.plugins.registry import Registry
 from arena.storage import MATCH_ERROR, Store, sqlite_url
 from arena.storage.queries import stored_matches
-from arena.tournaments.exchange.importers import import_file
-from arena.tournaments.records_from_store import load_records, records_from_store
-from arena.tournaments.run_config import run_file
+from arena.tournaments.records.from_store import load_records, records_from_store
+from arena.tournaments.services.exchange.importers import import_file
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 HEAD_TO_HEAD = """

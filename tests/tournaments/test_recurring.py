@@ -26,10 +26,10 @@ from arena.storage.queries import match_counts
 from arena.storage.schedule_runs import ScheduleRunRecord, acquire_lease, schedule_runs
 from arena.storage.schedules import mark_schedule_run, schedules
 from arena.storage.snapshots import rating_snapshots
-from arena.tournaments.recurring.cli import main as recurring_main
-from arena.tournaments.recurring.runner import MANUAL, run_schedule, run_seed
-from arena.tournaments.recurring.schedules import ScheduleError, add_schedule, parse_cron
-from arena.tournaments.recurring.service import SchedulerService
+from arena.tournaments.services.recurring.cli import main as recurring_main
+from arena.tournaments.services.recurring.runner import MANUAL, run_schedule, run_seed
+from arena.tournaments.services.recurring.schedules import ScheduleError, add_schedule, parse_cron
+from arena.tournaments.services.recurring.service import SchedulerService
 from tests.tournaments import arena_fixtures as fx
 
 ROOT = Path(__file__).resolve().parents[2]

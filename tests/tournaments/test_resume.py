@@ -17,7 +17,7 @@ from sqlalchemy import text
 
 from arena.storage import Store, sqlite_url
 from arena.storage.queries import match_events, stored_matches
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 ROOT = Path(__file__).resolve().parents[2]

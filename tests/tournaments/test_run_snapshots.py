@@ -14,8 +14,8 @@ import pytest
 
 from arena.storage import Store, sqlite_url
 from arena.storage.snapshots import rating_snapshots
-from arena.tournaments import run_snapshots
-from arena.tournaments.run_config import run_file
+from arena.tournaments.running import run_snapshots
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 SLOW = fx.SMALL.replace('player = "sleepy?words=3"', 'player = "sleepy?words=3&delay=0.4"') \

@@ -47,7 +47,7 @@ player = "remote:nobody?port=0&timeout=1"
 game = "g.xgl"
 """
 PROGRESS = re.compile(r"^run 1 of speaks: (preparing|playing), maps \d+/3, matches (\d)/6"
-                      r"(, errors \d+, forfeits \d+)?, ETA (\d+:\d\d:\d\d|after preparation), "
+                      r"(, errors \d+, forfeits \d+)?, ETA (\d+:\d\d:\d\d|after preparation|after the first matches), "
                       r"elapsed \d+:\d\d:\d\d$")
 
 

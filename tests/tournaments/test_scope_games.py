@@ -20,8 +20,8 @@ from arena.storage import MATCH_DONE, Store, sqlite_url
 from arena.storage import scopes as store
 from arena.storage.queries import stored_matches
 from arena.storage.tables import ScopeGame
-from arena.tournaments.config_errors import TournamentConfigError
-from arena.tournaments.run_config import run_file
+from arena.tournaments.planning.config_errors import TournamentConfigError
+from arena.tournaments.services.run_config import run_file
 
 ROOT = Path(__file__).resolve().parents[2]
 BODY = """

@@ -14,7 +14,7 @@ from arena.plugins.registry import Registry
 from arena.storage import CURRENT_VERSION, Store, create_db_engine, sqlite_url
 from arena.storage.migrations import schema_version
 from arena.storage.queries import match_events, stored_matches
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 ONE_GAME = fx.SMALL.split("[[games]]")[0] + '[[games]]\ngame = "condense.xgl"\n'

@@ -10,9 +10,9 @@ import numpy as np
 from arena.storage import Store, sqlite_url
 from arena.storage.snapshot_draws import decode_draws, encode_draws
 from arena.storage.snapshots import rating_snapshots
-from arena.tournaments.rating_store import store_snapshot
 from arena.tournaments.ratings import rank_probabilities
-from arena.tournaments.run_config import run_file
+from arena.tournaments.records.rating_store import store_snapshot
+from arena.tournaments.services.run_config import run_file
 from tests.tournaments import arena_fixtures as fx
 
 

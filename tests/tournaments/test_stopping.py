@@ -26,7 +26,7 @@ from arena.storage import tables as t
 from arena.storage.abandoned_runs import interrupt_abandoned_runs
 from arena.storage.live import RunProgress, write_live
 from arena.tournaments.cli.run import INTERRUPTED
-from arena.tournaments.run_config import run_file
+from arena.tournaments.services.run_config import run_file
 
 REPO = Path(__file__).resolve().parents[2]
 GAME = "assign(s=story(20))\nelicit(black, t, 6)\nreward(black, xed(s | t))\n"

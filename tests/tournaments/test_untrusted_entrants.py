@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from arena.plugins.registry import Registry
-from arena.tournaments.config import parse_tournament
-from arena.tournaments.config_errors import TournamentConfigError
-from arena.tournaments.prepare import prepare_tournament
+from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.planning.config_errors import TournamentConfigError
+from arena.tournaments.running.prepare import prepare_tournament
 from tests.tournaments import arena_fixtures as fx
 
 

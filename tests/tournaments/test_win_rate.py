@@ -15,7 +15,7 @@ from arena.tournaments.cli.ratings import app
 from arena.tournaments.cli.run import main as run_main
 from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 from arena.tournaments.ratings.win_rate import OVERALL, wilson_interval, win_rates
-from arena.tournaments.records_from_store import records_from_store
+from arena.tournaments.records.from_store import records_from_store
 from tests.tournaments.test_ratings_cli import CONDENSE, DUEL, EVAL
 
 

@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from arena.cli import build_app
 from arena.plugins.registry import Registry
-from arena.tournaments.config import load_tournament
-from arena.tournaments.exchange.formats import detect_format
-from arena.tournaments.exchange.xent_config import parse_config, write_tournament
+from arena.tournaments.planning.config import load_tournament
+from arena.tournaments.services.exchange.formats import detect_format
+from arena.tournaments.services.exchange.xent_config import parse_config, write_tournament
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "xent_configs"
 CONFIGS = {"0.1": DATA / "benchmark0.1.json", "0.2": DATA / "benchmark0.2.json"}

@@ -1,7 +1,7 @@
 """`arena import-benchmark`: write a published Xent benchmark config as a tournament folder
 that `arena run` plays (added to the `arena` command by `arena.tournaments.plugin`; also
 `python -m arena.tournaments.cli.benchmark CONFIG`). The work is
-`arena.tournaments.exchange.xent_config`; storing result files is `arena import`'s job."""
+`arena.tournaments.services.exchange.xent_config`; storing result files is `arena import`'s job."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def import_benchmark_command(
 ) -> None:
     """Write a published Xent benchmark config (xentlabs/xent) as a tournament folder that
     `arena run` plays; prints every participant's player spec."""
-    from arena.tournaments.exchange.xent_config import import_config_command, read_config
+    from arena.tournaments.services.exchange.xent_config import import_config_command, read_config
 
     params = _params(player_param or [])
     for line in import_config_command(read_config(config), out, judge, maps, rounds, params):

@@ -21,9 +21,10 @@ from arena.errors import ConfigError
 # command line imports none of them (tests/cli/test_cli_start.py checks that they agree).
 ImportFormat = Literal[
     "gamebench", "csv", "jsonl", "xent-results", "xent-config"
-]  # arena.tournaments.exchange.formats
+]  # arena.tournaments.services.exchange.formats
 OutcomeRule = Literal["higher-wins", "win-share"]  # arena.tournaments.ratings.outcomes
 
+LONG_SNAPSHOT = 20_000  # imported matches from which the rating snapshot takes ~10 s or more
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
 
 BENCHMARK_ONLY = "--out, --judge, --maps and --rounds"
@@ -70,8 +71,8 @@ def import_command(
     """Store external match results (GameBench, CSV, JSON Lines, Xent benchmark results) as
     a tournament of their own; no game is run."""
     from arena.storage import Store
-    from arena.tournaments.exchange.importers import import_parsed, parse_file
-    from arena.tournaments.rating_store import store_snapshot
+    from arena.tournaments.records.rating_store import store_snapshot
+    from arena.tournaments.services.exchange.importers import import_parsed, parse_file
 
     if any(v is not None for v in (out, judge, maps, rounds)):
         raise ConfigError(
@@ -91,6 +92,9 @@ def import_command(
         store.require_writable("`arena import` stores the file's matches in it")
         result = import_parsed(store, parsed, tournament)
         if result.created:
+            if result.source.matches >= LONG_SNAPSHOT:  # minutes at 200 000: say so first
+                typer.echo(f"stored {result.source.matches} matches; rating them for the "
+                           "dashboard's snapshot (about a minute per 100 000 matches) ...")
             store_snapshot(store, tournament, run_id=result.source.run_id)
     finally:
         store.close()

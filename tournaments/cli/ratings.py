@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: 
 # building the command line imports none of them (tests/cli/test_cli_start.py checks that
 # they agree).
 Scale = Literal["elo", "log"]  # arena.tournaments.ratings.service.Scale
-ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.exchange.export
+ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.services.exchange.export
 DEFAULT_PRIOR = 0.01  # arena.tournaments.ratings.bradley_terry
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
@@ -62,6 +62,16 @@ PointOption = Annotated[
     ),
 ]
 ResamplesOption = Annotated[int, typer.Option("--resamples", min=1, help="Bootstrap resamples.")]
+Resampling = Literal["match", "map"]  # arena.tournaments.ratings.bootstrap.RESAMPLING
+ResampleOption = Annotated[
+    Resampling,
+    typer.Option(
+        "--resample",
+        help="The bootstrap's unit: match (matches drawn with replacement, games weighted "
+        "alike) or map (each game's maps drawn, then their matches: wider intervals when "
+        "matches on one map move together).",
+    ),
+]
 SeedOption = Annotated[int, typer.Option(help="Bootstrap seed (ratings are deterministic).")]
 
 
@@ -95,6 +105,7 @@ def ratings_command(
     ] = False,
     point: PointOption = "auto",
     resamples: ResamplesOption = 1000,
+    resample: ResampleOption = "match",
     seed: SeedOption = 0,
     confidence: Annotated[float, typer.Option(min=0.5, max=0.999)] = 0.95,
     role_effects: Annotated[
@@ -120,13 +131,14 @@ def ratings_command(
 ) -> None:
     """Print the Bradley–Terry leaderboard (bootstrap intervals, CI-aware rank ranges), or
     with --vs, each participant's win rate against a reference participant."""
-    from arena.tournaments.rating_store import load_inputs
     from arena.tournaments.ratings.leaderboard_text import render_leaderboard
     from arena.tournaments.ratings.service import compute_ratings
+    from arena.tournaments.records.rating_store import load_inputs
 
     options = _options(
         scale, point, resamples, seed, confidence=confidence, role_effects=role_effects,
         min_comparisons=min_comparisons, anchor=anchor, anchor_value=anchor_value, prior=prior,
+        resample=resample,
     )
     store = _open(db)
     try:
@@ -318,8 +330,8 @@ def scores_command(
 ) -> None:
     """Print normalised scores (catch-up, narms or reference), the Xent measure histogram,
     and the reference normalisation."""
-    from arena.tournaments.rating_store import load_inputs
     from arena.tournaments.ratings.service import normalised_scores
+    from arena.tournaments.records.rating_store import load_inputs
 
     store = _open(db)
     try:
@@ -352,7 +364,7 @@ def export_command(
     seed: SeedOption = 0,
 ) -> None:
     """Write matches, seats and ratings as CSV, JSON or Parquet files."""
-    from arena.tournaments.exchange.export import export
+    from arena.tournaments.services.exchange.export import export
 
     options = _options(scale, point, resamples, seed)
     store = _open(db)

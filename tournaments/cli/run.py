@@ -30,7 +30,7 @@ from arena.listing import printable, text_table
 
 if TYPE_CHECKING:  # storage and the run import SQLAlchemy and NumPy: loaded per command
     from arena.storage import Store, StoredMatch
-    from arena.tournaments.executors.engine import RunSummary
+    from arena.tournaments.running.executors.engine import RunSummary
 
 INTERRUPTED = "interrupted: finished matches are stored; run the same command to resume."
 REPORT_EVERY_S = 30.0
@@ -74,7 +74,7 @@ def run_command(
     stops it keeping every finished match. Prints a start line, progress lines when not on
     a terminal, and the leaderboard at the end."""
     from arena.tournaments.play.cli import browser_entrants
-    from arena.tournaments.run_config import run_file
+    from arena.tournaments.services.run_config import run_file
 
     people = browser_entrants(file)
     if people:  # nobody answers them here: every move of theirs times out and forfeits
@@ -136,7 +136,7 @@ async def _follow(db: str | None, every_s: float | None, said: list[str]) -> Non
     """Watch this process's running run in the database (its heartbeat) and report it."""
     from arena.errors import ArenaError
     from arena.storage import Store
-    from arena.tournaments.progress import progress_line, start_line
+    from arena.tournaments.running.progress import progress_line, start_line
 
     me = (socket.gethostname(), os.getpid())
     store: Store | None = None
@@ -174,7 +174,7 @@ def _report(summary: RunSummary, db: str | None, said: list[str]) -> None:
     """The run's summary, notes and its tournament's leaderboard (as `arena demo` prints);
     first its start line if the run ended before its heartbeat was seen."""
     from arena.storage import Store
-    from arena.tournaments.rating_store import leaderboard_text
+    from arena.tournaments.records.rating_store import leaderboard_text
 
     store = Store.open(db, create=False) if summary.run_id else None
     try:

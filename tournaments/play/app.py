@@ -32,7 +32,7 @@ from arena.tournaments.play.hosts import HostRule
 from arena.tournaments.play.ladder import human_seats
 from arena.tournaments.play.server import PlayServer, Settings
 from arena.tournaments.play.sockets import socket
-from arena.tournaments.prepare import PreparedTournament
+from arena.tournaments.running.prepare import PreparedTournament
 
 PAGES = {"/": "play.html", "/play.js": "play.js", "/play.css": "play.css"}
 KINDS = {"html": "text/html", "js": "text/javascript", "css": "text/css"}

@@ -28,10 +28,10 @@ from arena.lang.limits import ResourceLimits
 from arena.match_setup import LoadedGame
 from arena.plugins.registry import Registry
 from arena.specs import parse_spec, shorten
-from arena.tournaments.config import TournamentConfig, parse_tournament
-from arena.tournaments.pairings import MatchPlan
+from arena.tournaments.planning.config import TournamentConfig, parse_tournament
+from arena.tournaments.planning.pairings import MatchPlan
 from arena.tournaments.play.games import PASTED
-from arena.tournaments.prepare import PreparedTournament, prepare_tournament
+from arena.tournaments.running.prepare import PreparedTournament, prepare_tournament
 
 LADDER = "play"
 PRACTICE_SUFFIX = "-practice"

@@ -10,14 +10,14 @@ from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
 from arena.plugins.registry import Registry
-from arena.tournaments.config import load_tournament
+from arena.tournaments.planning.config import load_tournament
 from arena.tournaments.play.caps import Caps
 from arena.tournaments.play.hosts import HostRule, dashboard_url, host_name
 from arena.tournaments.play.ladder import DEFAULT_MODELS, LADDER, Ladder, tournament_with_humans
 from arena.tournaments.play.opponents import DEFAULT_OPPONENTS, Opponents
 from arena.tournaments.play.people import PeopleBook, default_people_file, person_name_problem
 from arena.tournaments.play.server import Settings
-from arena.tournaments.prepare import PreparedTournament
+from arena.tournaments.running.prepare import PreparedTournament
 
 TOKEN_ENV = "XENT_ARENA_PLAY_TOKEN"
 DEFAULT_JUDGE = "bundled"

@@ -51,8 +51,8 @@ from arena.tournaments.play.ladder import (
 )
 from arena.tournaments.play.opponents import DEFAULT_OPPONENTS, Opponents
 from arena.tournaments.play.people import PeopleBook, person_name_problem
-from arena.tournaments.prepare import PreparedTournament
-from arena.tournaments.run_config import play_config
+from arena.tournaments.running.prepare import PreparedTournament
+from arena.tournaments.services.run_config import play_config
 
 log = logging.getLogger(__name__)
 TOKEN_HEADER = "X-Play-Token"

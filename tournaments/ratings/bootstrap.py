@@ -11,6 +11,14 @@ those probabilities and needs only integer draws. The point fit uses the matchin
 likelihood* (each match weighted by its expected count in a resample), see
 :func:`expected_match_counts`.
 
+Map bootstrap (``resample="map"``, issue 30): matches on one map of a game share its
+stories, and every participant plays the same maps, so their outcomes are not independent;
+a board read mid-run has seen only some maps, and the match bootstrap's intervals are then
+too narrow to contain the final board as often as they say. The map bootstrap is a
+two-stage cluster bootstrap, stratified by game: each game's maps are drawn with
+replacement (as many as it has), then each drawn map's matches with replacement; a match's
+expected count stays 1, scaled by the game weight above, so the point fit is unchanged.
+
 Each resample is refitted warm-started from the full fit; strengths are centred per resample
 (mean 0, natural log) before any scale or anchor is applied.
 """
@@ -62,6 +70,55 @@ class MatchSampler:
         return np.bincount(picks, minlength=self.n).astype(np.float64)
 
 
+class MapSampler:
+    """Draws match counts for map-bootstrap resamples (see module docstring)."""
+
+    def __init__(self, match_game: IntArray, match_map: IntArray, weight_games: bool) -> None:
+        self.n = int(match_game.size)
+        self.scale = expected_match_counts(match_game, weight_games)
+        self.by_map = np.argsort(match_map, kind="stable")  # matches, grouped by map
+        _, first, self.map_size = np.unique(match_map[self.by_map], return_index=True,
+                                            return_counts=True)
+        self.map_start = first.astype(np.int64)
+        game_of_map = match_game[self.by_map[first]]
+        self.maps_by_game = np.argsort(game_of_map, kind="stable")
+        _, game_first, self.game_maps = np.unique(game_of_map[self.maps_by_game],
+                                                  return_index=True, return_counts=True)
+        self.game_first = game_first.astype(np.int64)
+
+    def counts(self, rng: np.random.Generator) -> FloatArray:
+        """One resample's count per match."""
+        if self.n == 0:
+            return np.zeros(0)
+        # stage 1: each game draws as many of its maps as it has
+        game = np.repeat(np.arange(self.game_maps.size), self.game_maps)
+        local = np.floor(rng.random(game.size) * self.game_maps[game]).astype(np.int64)
+        maps = self.maps_by_game[self.game_first[game] + local]
+        # stage 2: each drawn map draws as many of its matches as it has
+        sizes = self.map_size[maps]
+        drawn_map = np.repeat(maps, sizes)
+        pick = np.floor(rng.random(drawn_map.size) * self.map_size[drawn_map]).astype(np.int64)
+        matches = self.by_map[self.map_start[drawn_map] + pick]
+        return np.bincount(matches, minlength=self.n) * self.scale
+
+
+RESAMPLING = ("match", "map")
+
+
+def sampler_for(
+    data: ComparisonData, resample: str, weight_games: bool
+) -> MatchSampler | MapSampler:
+    """The resampling unit's sampler: matches (the default) or maps (two-stage)."""
+    if resample not in RESAMPLING:
+        raise RatingInputError(
+            f"Unknown resampling unit '{resample}'. Valid options: {', '.join(RESAMPLING)}."
+        )
+    if resample == "map":
+        maps = data.match_map if data.match_map is not None else np.arange(data.match_game.size)
+        return MapSampler(data.match_game, maps, weight_games)
+    return MatchSampler(data.match_game, weight_games)
+
+
 def expected_match_counts(match_game: IntArray, weight_games: bool) -> FloatArray:
     """Expected count of each match in one resample: 1 unweighted, n / (G * n_game) weighted."""
     n = match_game.size
@@ -81,13 +138,15 @@ def bootstrap(
     role_effects: bool = False,
     weight_games: bool = True,
     start: FloatArray | None = None,
+    resample: str = "match",
 ) -> BootstrapResult:
-    """Refit on ``n_resamples`` match resamples; deterministic given data and seed."""
+    """Refit on ``n_resamples`` resamples of matches (or of maps, then their matches:
+    ``resample="map"``); deterministic given data and seed."""
     if n_resamples < 1:
         raise RatingInputError(f"n_resamples={n_resamples}; it must be at least 1 (default 1000).")
     rng = np.random.default_rng(seed)
     design = Design(data, role_effects)
-    sampler = MatchSampler(data.match_game, weight_games)
+    sampler = sampler_for(data, resample, weight_games)
     p = design.n_participants
     out = np.empty((n_resamples, design.dim))
     failed = 0

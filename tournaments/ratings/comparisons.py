@@ -14,7 +14,7 @@ from the match counts in a few array passes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -43,7 +43,8 @@ class ComparisonData:
     Per comparison row: ``key`` (aggregated key index), ``score`` (a's share of the win, with
     a < b after canonical orientation), ``weight``, ``match_a``/``match_b`` (match indices).
     Per key: ``key_a``, ``key_b`` (participant indices) and ``key_ra``, ``key_rb`` (role
-    indices). Per match: ``match_game`` (game index). ``eval_groups``: the eval-mode
+    indices). Per match: ``match_game`` (game index) and ``match_map`` (the index of its
+    (game, map): the cluster a map bootstrap draws). ``eval_groups``: the eval-mode
     comparisons, kept as groups of comparable matches instead of rows.
     """
 
@@ -62,6 +63,7 @@ class ComparisonData:
     key_ra: IntArray
     key_rb: IntArray
     eval_groups: EvalGroups | None = None
+    match_map: IntArray | None = None  # None: every match its own map
 
     @property
     def n_comparisons(self) -> int:
@@ -126,6 +128,7 @@ def build_comparisons(
     matches: Sequence[tuple[str, str]] | None = None,
     participants: Iterable[str] = (),
     eval_records: Sequence[MatchRecord] = (),
+    maps: Mapping[str, str] | None = None,
 ) -> ComparisonData:
     """Index outcomes, and the eval-mode comparisons of ``eval_records`` (SCORING.md section
     4, as :func:`~arena.tournaments.ratings.outcomes.eval_outcomes` makes them, kept as
@@ -134,7 +137,8 @@ def build_comparisons(
     ``matches`` lists every ``(match_id, game)``, including matches that gave no comparison;
     by default the matches the outcomes and eval records mention. ``participants`` adds
     participants that have no comparison yet (they are rated by the prior alone and shown as
-    provisional).
+    provisional). ``maps`` gives each match's map id (the map bootstrap's clusters); by
+    default each match is its own.
     """
     if matches is None:
         seen = {(o.match_a, o.game) for o in outcomes} | {(o.match_b, o.game) for o in outcomes}
@@ -211,6 +215,7 @@ def build_comparisons(
         match_ids=match_ids,
         games=tuple(gidx),
         match_game=np.array([gidx[game_of[m]] for m in match_ids], dtype=np.int64),
+        match_map=None if maps is None else map_clusters(match_ids, game_of, maps),
         key=key.astype(np.int64).reshape(-1),
         score=score,
         weight=weight,
@@ -223,6 +228,18 @@ def build_comparisons(
         eval_groups=build_eval_groups(groups, pidx, group_role, midx, uniq, p, r)
         if groups
         else None,
+    )
+
+
+def map_clusters(
+    match_ids: Sequence[str], game_of: Mapping[str, str], maps: Mapping[str, str]
+) -> IntArray:
+    """Each match's (game, map) index; a match without a map id is a map of its own."""
+    cells: dict[tuple[str, str], int] = {}
+    return np.array(
+        [cells.setdefault((game_of[m], maps.get(m) or f"match:{m}"), len(cells))
+         for m in match_ids],
+        dtype=np.int64,
     )
 
 
@@ -243,4 +260,5 @@ def comparisons_from_records(records: Iterable[MatchRecord]) -> ComparisonData:
         [(r.match_id, r.game) for r in recs],
         participants=players,
         eval_records=[r for r in recs if r.mode == "eval"],
+        maps={r.match_id: r.map_id for r in recs},
     )

@@ -58,6 +58,7 @@ class LeaderboardConfig:
     prior: float = DEFAULT_PRIOR
     role_effects: bool = False
     weight_games: bool = True
+    resample: str = "match"  # the bootstrap's unit: "match" or "map" (bootstrap.RESAMPLING)
     scale: Scale = "elo"
     anchor: str | None = None
     anchor_value: float | None = None
@@ -121,6 +122,7 @@ def leaderboard_from_comparisons(
         role_effects=config.role_effects,
         weight_games=config.weight_games,
         start=full.params,
+        resample=config.resample,
     )
     scaled = to_scale(boot.strengths, config.scale, anchor_index, config.anchor_value)
     point_theta = (

@@ -1,6 +1,6 @@
 """Ratings and normalised scores of rating inputs (the records of one or several
 tournaments): pure functions over `arena.tournaments.ratings` and its normalisation. Reading
-the inputs from the database and storing snapshots is `arena.tournaments.rating_store`.
+the inputs from the database and storing snapshots is `arena.tournaments.records.rating_store`.
 
 One or several tournaments are rated together (participants matched by name), so results
 imported from other benchmarks merge with the arena's own. How a match's scores compare is
@@ -28,7 +28,7 @@ from typing import Any, Literal, get_args
 from arena.errors import ConfigError, did_you_mean
 from arena.scoring import ThresholdSpec
 from arena.storage.snapshot_draws import DRAWS_KEY, encode_draws
-from arena.tournaments.config import NORMALISATIONS
+from arena.tournaments.planning.config import NORMALISATIONS
 from arena.tournaments.ratings import (
     ComparisonData,
     Leaderboard,
@@ -40,6 +40,7 @@ from arena.tournaments.ratings import (
     leaderboard_from_comparisons,
     pairwise_outcomes,
 )
+from arena.tournaments.ratings.bootstrap import RESAMPLING
 from arena.tournaments.ratings.bradley_terry import DEFAULT_PRIOR
 from arena.tournaments.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
 from arena.tournaments.ratings.informative import (
@@ -77,6 +78,7 @@ class RatingOptions:
     scale: str = "elo"  # "elo" (mean 1000) or "log" (natural-log strengths, mean 0)
     point: str = "auto"  # "auto", "mle" or "bootstrap_mean"
     n_resamples: int = 1000
+    resample: str = "match"  # the bootstrap's unit: "match" or "map" (issue 30)
     seed: int = 0
     confidence: float = 0.95
     role_effects: bool = False
@@ -86,7 +88,8 @@ class RatingOptions:
     prior: float = DEFAULT_PRIOR  # L2 prior precision of the Bradley–Terry fit
 
     def __post_init__(self) -> None:
-        for name, value, valid in (("scale", self.scale, SCALES), ("point", self.point, POINTS)):
+        for name, value, valid in (("scale", self.scale, SCALES), ("point", self.point, POINTS),
+                                   ("resampling unit", self.resample, RESAMPLING)):
             if value not in valid:
                 raise ConfigError(f"Unknown {name} '{value}'.{did_you_mean(value, valid)}")
 
@@ -176,6 +179,7 @@ def comparisons(inputs: RatingInputs) -> ComparisonData:
         [(r.match_id, r.game) for r in rated],
         participants=[s.participant for r in inputs.records for s in r.players],
         eval_records=[r for r in rated if r.mode == "eval" and r.match_id not in inputs.win_share],
+        maps={r.match_id: r.map_id for r in rated},
     )
 
 
@@ -191,6 +195,7 @@ def resolved_point(inputs: RatingInputs, options: RatingOptions) -> str:
 def leaderboard_config(inputs: RatingInputs, options: RatingOptions) -> LeaderboardConfig:
     return LeaderboardConfig(
         n_resamples=options.n_resamples,
+        resample=options.resample,
         confidence=options.confidence,
         seed=options.seed,
         role_effects=options.role_effects,

@@ -1,6 +1,7 @@
 """`arena transfer G1 [G2 ...]`: fine-tune a player model on each game, print S_G before and
-after with Def. 35's verdict, and the transfer matrix V_Gi(Gj) of Def. 37 with bootstrap
-intervals over maps; everything is stored in the database under the setting's sha256 (a
+after with Def. 35's verdict, and the transfer matrix V_Gi(Gj) of Def. 37 with intervals over
+runs and maps, and say what was measured, what holds by construction and what it cost;
+everything is stored in the database under the setting's sha256 (a
 second run of the same setting reads it back instead of fine-tuning again).
 
 The measurement itself is `arena.gamespace.transfer.measure`; this module only parses and prints.
@@ -9,6 +10,7 @@ The measurement itself is `arena.gamespace.transfer.measure`; this module only p
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -28,10 +30,10 @@ if TYPE_CHECKING:  # the measurement imports SciPy and SQLAlchemy: loaded by the
     from arena.storage import Store
     from arena.storage.transfers import TransferRecord
 
-# arena.gamespace.transfer.arithmetic.RESAMPLES and LEVEL, transfer.DEFAULT_BUDGET_TOKENS and
-# DEFAULT_RUNS (a test checks they agree)
-RESAMPLES = 2000
+# arena.gamespace.transfer.arithmetic.LEVEL, transfer.DEFAULT_BUDGET_TOKENS and DEFAULT_RUNS
+# (a test checks they agree)
 LEVEL = 0.95
+BY_CONSTRUCTION = "="  # marks a V that holds by construction (one evaluation form)
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
@@ -59,17 +61,18 @@ def _interval(low: float | None, high: float | None) -> str:
     return "" if low is None or high is None else f"[{low:.3g}, {high:.3g}]"
 
 
-def _cell(record: TransferRecord) -> Text:
+def _cell(record: TransferRecord, by_construction: bool) -> Text:
     if record.value is None:
         return Text("undefined", style="dim")
-    return Text(f"{record.value:.3g} {_interval(record.low, record.high)}")
+    mark = f" {BY_CONSTRUCTION}" if by_construction else ""
+    return Text(f"{record.value:.3g} {_interval(record.low, record.high)}{mark}")
 
 
 def render_verdicts(matrix: TransferMatrix) -> Table:
     """S_G before and after fine-tuning on G, the gain's interval and Def. 35's verdict."""
     level = round(100 * matrix.setting.level)
     table = Table(title=f"Fine-tuning playability (Def. 35), {matrix.setting.runs} runs x "
-                  f"{matrix.setting.maps} maps, intervals over runs then maps")
+                  f"{matrix.setting.maps} maps, intervals over runs and maps")
     runs = matrix.setting.runs
     for column in ("game", "S_G(M)", "S_G(F_G[M])", "gain", f"{level}% interval", "playable",
                    "runs agreeing", "tokens"):
@@ -92,8 +95,45 @@ def render_matrix(matrix: TransferMatrix) -> Table:
     for name in names:
         table.add_column(Text(name), overflow="fold")
     for source in names:
-        table.add_row(Text(source), *(_cell(matrix.value(source, t)) for t in names))
+        table.add_row(Text(source), *(
+            _cell(matrix.value(source, t), matrix.by_construction(source, t)) for t in names
+        ))
     return table
+
+
+def explanation(matrix: TransferMatrix, minutes: float) -> list[str]:
+    """What was measured, what holds by construction, and what this call cost."""
+    setting = matrix.setting
+    level = f"{100 * setting.level:g} %"
+    lines = [
+        f"Measured: each game fine-tuned {setting.runs} times (seeds differ) and scored on "
+        f"the same {setting.maps} evaluation maps; {level} intervals: Student's t over the "
+        "runs x maps table for the gains, Fieller's for V.",
+    ]
+    pairs = [v for v in matrix.values if v.source != v.target]
+    if any(matrix.by_construction(v.source, v.target) for v in pairs):
+        lines.append(
+            f"{BY_CONSTRUCTION}: the two texts have one canonical form (register names, "
+            "comments or a no-op line apart): they share their runs, so V = 1 [1, 1] holds "
+            "by construction; it was not measured."
+        )
+    if any(not matrix.by_construction(v.source, v.target) for v in pairs):
+        lines.append(
+            "Other pairs were measured apart. Players read the code, so two spellings of one "
+            "game that the canonical form does not recognise can score differently for the "
+            "untuned model, and their V need not be 1 (docs/gamespace-calibration.md)."
+        )
+    if any(v.value is None for v in matrix.values):
+        lines.append(
+            "undefined: the row's or the column's game is not playable (its fine-tuning gain "
+            "interval is not above 0; Def. 37 is stated for two playable games), or the "
+            "row's gain is too uncertain to divide by (more runs or maps would tell)."
+        )
+    lines.append(
+        f"Cost: {matrix.runs_tuned} fine-tuning run(s) tuned in this call, "
+        f"{minutes:.1f} min on this machine (runs already stored are read back)."
+    )
+    return lines
 
 
 @app.command("transfer")
@@ -129,9 +169,6 @@ def transfer_command(
     opponent: Annotated[
         str | None, typer.Option(help="Player of the games' other roles (default: --player).")
     ] = None,
-    resamples: Annotated[
-        int, typer.Option(min=100, max=1_000_000, help="Bootstrap resamples.")
-    ] = RESAMPLES,
     level: Annotated[
         float, typer.Option(min=0.5, max=0.999, help="Confidence level of the intervals.")
     ] = LEVEL,
@@ -156,14 +193,16 @@ def transfer_command(
     setting = TransferSetting(
         player=player, finetuner=finetuner, budget_tokens=budget_tokens,
         budget_steps=budget_steps, maps=maps, runs=runs, seed=seed, judge=judge,
-        opponent=opponent, resamples=resamples, level=level,
+        opponent=opponent, level=level,
     )
     setting.check()
     loaded = [load_game_ref(g, registry) for g in games]
     store = Store.open(db)
     try:
         store.require_writable("this command stores transfer values")
+        started = time.perf_counter()
         matrix = run_stoppable(measure(setting, loaded, store, registry, models_dir))
+        minutes = (time.perf_counter() - started) / 60
         where = store.describe()
     finally:
         store.close()
@@ -173,8 +212,6 @@ def transfer_command(
     console = Console(width=160)
     console.print(render_verdicts(matrix))
     console.print(render_matrix(matrix))
-    typer.echo(
-        "undefined: the row's or the column's game is not playable (its fine-tuning gain "
-        "interval is not above 0; Def. 37 is stated for two playable games)."
-    )
+    for line in explanation(matrix, minutes):
+        typer.echo(line)
     typer.echo(f"stored under setting {setting.sha256[:12]} in {where}")

@@ -10,7 +10,7 @@ attempt's messages, reply, tokens and cost (None where unknown) are recorded, so
 in generation.json beside the pipeline's verdicts.
 
 The model is anything with the `ChatModel` interface; the players plugin provides litellm
-and local transformers ones (`arena.players.llm_sampler`), so this module never imports a model
+and local transformers ones (`arena.players.llm.sampler`), so this module never imports a model
 library. Candidate `i` of seed `S` asks the model with a seed derived from (S, i, attempt)
 and draws its examples and direction from (S, i): reproducible as far as the model is.
 """

@@ -1,38 +1,57 @@
-"""The arithmetic of Def. 35 and Def. 37 on per-map scores, with bootstrap intervals.
+"""The arithmetic of Def. 35 and Def. 37 on per-map scores of R fine-tuning runs, with
+intervals.
 
-Every score list holds S_G per evaluation map, paired across players and games: index i is
-the same evaluation seed everywhere (`arena.gamespace.transfer.evaluate`). Intervals are percentile
-bootstrap intervals over maps (`scipy.stats.bootstrap`, paired: one resample of map indices
-is applied to every list at once, so the numerator and the denominator of V_G1(G2) move
-together), seeded so the same scores always give the same interval.
+The scores form a table: run r (of R, each with its own fine-tuning seed) by evaluation map
+i (of K). Runs and maps are *crossed*, not nested: every run is scored on the same K maps,
+and the untuned model's scores (one per map) are shared by all runs. The same map index is
+the same evaluation seed at every game (`arena.gamespace.transfer.evaluate`), so the tables
+of two games are paired cell by cell.
 
-Choices where the paper is silent:
+Intervals (issue 36). The variance of a grand mean over a crossed R x K table is estimated as
+var(the R run means) / R + var(the K map means) / K. In the two-way random-effects model
+(a run effect, a map effect, a residual) its expectation is the true variance plus the
+residual's share once more, so it errs on the wide side. The interval is Student's t on
+that variance, with the Welch-Satterthwaite degrees of freedom of its two parts: about R - 1
+when the runs disagree and K - 1 when the maps do. Why not a bootstrap: the previous
+two-level bootstrap drew the maps anew for each drawn run, as if every run had been scored
+on maps of its own. Since the maps are shared, that divided the maps' variance by about R,
+and its percentile intervals over 4 runs and 8 maps were narrower still. An unrecognised
+copy of a learnable game got an interval that held the value those same runs and maps
+converge to about 2 times in 3 (`benchmarks/gamespace_calibration.py`,
+`docs/gamespace-calibration.md`).
 
-- Def. 35's "strictly better in expectation" is decided at the interval: G is playable in
-  fine-tuning mode by M when the whole interval of the gain S_G(F_G[M]) - S_G(M) lies above 0.
-- Def. 37 is stated for a playable G1. V_G1(G2) is therefore *undefined* (None, with the
-  reason) unless G1's gain interval lies above 0: a denominator whose interval contains 0
-  would make the ratio and its interval arbitrarily large, and a negative one (tuning made
-  G1 worse) would flip its sign. It is never reported as a huge number.
-- Def. 37 is stated for a playable G2 as well ("of a playable Xent Game G1 for another
-  playable game G2"): V_G1(G2) is undefined when G2 is not playable (its own Def. 35
-  verdict, `target_playable`), even when the ratio could be computed. A game whose score
-  no move can change is therefore never given a transfer value, in either direction.
+- Def. 35's gain S_G(F_G[M]) - S_G(M): the mean over the table, with the t interval above.
+  "Strictly better in expectation" is decided at the interval: G is playable in fine-tuning
+  mode by M when the whole interval lies above 0.
+- Def. 37's V_G1(G2) is a ratio of two such means, and its interval is Fieller's: the values
+  v for which the mean of (target gain - v x source gain) is within q standard errors of 0,
+  with q Student's for the degrees of freedom of that difference at the point value. It is
+  bounded exactly when the source gain is itself clearly non-zero at that q. When it is not,
+  V is *undefined* ("the source gain is too uncertain to divide by: more runs or maps"),
+  not a huge number.
+- Def. 37 is stated for a playable G1 and a playable G2. V_G1(G2) is therefore undefined
+  (None, with the reason) unless G1's gain interval lies above 0 (a ratio over a gain that
+  may be 0 or negative means nothing) and G2 is playable too (its own Def. 35 verdict,
+  `target_playable`). A game whose score no move can change never gets a transfer value,
+  in either direction.
+
+Two copies of one game that are the same measurement (the same table) get V = 1 with the
+interval [1, 1]: the difference is 0 in every cell. That holds by construction, not by
+measurement.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import bootstrap
+from scipy.stats import t as student_t
 
 from arena.errors import ConfigError
 
-RESAMPLES = 2000
 LEVEL = 0.95
 
 Array = NDArray[np.float64]
@@ -40,7 +59,7 @@ Array = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class Interval:
-    """A point value and its bootstrap interval (low <= high)."""
+    """A point value and its interval (low <= high)."""
 
     value: float
     low: float
@@ -79,85 +98,63 @@ class TransferEstimate:
         return self.value is not None
 
 
-def _arrays(*lists: Sequence[float]) -> list[Array]:
-    sizes = {len(values) for values in lists}
-    if len(sizes) != 1:
-        raise ConfigError(
-            f"Paired scores need one value per evaluation map in every list, got lengths "
-            f"{sorted(sizes)}. Evaluate every player on the same maps."
-        )
-    if sizes.pop() < 2:
-        raise ConfigError(
-            "A bootstrap interval over maps needs at least 2 evaluation maps. Give maps >= 2."
-        )
-    return [np.asarray(values, dtype=np.float64) for values in lists]
+# --- the crossed runs x maps variance ------------------------------------------------------
 
 
-def _interval(
-    data: list[Array], statistic: Callable[..., Array], seed: int, resamples: int, level: float
-) -> Interval:
-    """The statistic on `data` and its paired percentile bootstrap interval."""
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore")
-        point = float(statistic(*data, axis=-1))
-        result = bootstrap(
-            tuple(data), statistic, paired=True, vectorized=True, method="percentile",
-            n_resamples=resamples, confidence_level=level, rng=np.random.default_rng(seed),
-        )
-    ci = result.confidence_interval
-    return Interval(point, float(ci.low), float(ci.high))
+def _covariance(x: Array, y: Array) -> tuple[float, float]:
+    """The two parts (runs, maps) of the estimated covariance of the grand means of two
+    R x K tables: cov(run means) / R and cov(map means) / K (runs part 0 when R = 1)."""
+    runs, maps = x.shape
+    by_run = float(np.cov(x.mean(axis=1), y.mean(axis=1))[0, 1]) / runs if runs > 1 else 0.0
+    by_map = float(np.cov(x.mean(axis=0), y.mean(axis=0))[0, 1]) / maps
+    return by_run, by_map
 
 
-def _mean_difference(before: Array, after: Array, axis: int = -1) -> Array:
-    return np.asarray(np.mean(after - before, axis=axis))
+def _degrees_of_freedom(table: Array) -> float:
+    """Welch-Satterthwaite degrees of freedom of the variance estimate of `table`'s mean
+    (inf when that estimate is 0: the quantile is then never used for a width)."""
+    runs, maps = table.shape
+    by_run, by_map = _covariance(table, table)
+    spread = by_run**2 / (runs - 1) if runs > 1 else 0.0
+    spread += by_map**2 / (maps - 1)
+    return (by_run + by_map) ** 2 / spread if spread > 0.0 else math.inf
 
 
-def _ratio(
-    source_before: Array, source_after: Array, target_before: Array, target_after: Array,
-    axis: int = -1,
-) -> Array:
-    numerator = np.mean(target_after - target_before, axis=axis)
-    return np.asarray(numerator / np.mean(source_after - source_before, axis=axis))
+def _quantile(df: float, level: float) -> float:
+    """Student's two-sided quantile (the normal one at df = inf)."""
+    return float(student_t.ppf((1.0 + level) / 2.0, df))
 
 
-def gain(
-    before: Sequence[float], after: Sequence[float], *, seed: int = 0,
-    resamples: int = RESAMPLES, level: float = LEVEL,
-) -> Gain:
-    """Def. 35 on paired per-map scores of M (`before`) and F_G[M] (`after`) at G."""
-    b, a = _arrays(before, after)
-    interval = _interval([b, a], _mean_difference, seed, resamples, level)
-    return Gain(float(b.mean()), float(a.mean()), interval)
+def _mean_interval(table: Array, level: float) -> Interval:
+    """The mean of a crossed runs x maps table and its t interval (module docstring)."""
+    mean = float(table.mean())
+    by_run, by_map = _covariance(table, table)
+    half = _quantile(_degrees_of_freedom(table), level) * math.sqrt(max(by_run + by_map, 0.0))
+    return Interval(mean, mean - half, mean + half)
 
 
-def transfer_value(
-    source_before: Sequence[float], source_after: Sequence[float],
-    target_before: Sequence[float], target_after: Sequence[float], *, seed: int = 0,
-    resamples: int = RESAMPLES, level: float = LEVEL, target_playable: bool = True,
-) -> TransferEstimate:
-    """V_G1(G2) = (S_G2(F_G1[M]) - S_G2(M)) / (S_G1(F_G1[M]) - S_G1(M)), Def. 37, on paired
-    per-map scores (G1 = source, G2 = target); undefined unless G1 is playable and G2 is
-    (`target_playable`: G2's own Def. 35 verdict; see above)."""
-    data = _arrays(source_before, source_after, target_before, target_after)
-    source = _interval(data[:2], _mean_difference, seed, resamples, level)
-    target = _interval(data[2:], _mean_difference, seed, resamples, level)
-    before, after = float(data[2].mean()), float(data[3].mean())
-    reason = _undefined_reason(source, target_playable)
-    if reason:
-        return TransferEstimate(None, before, after, target, reason)
-    value = _interval(data, _ratio, seed, resamples, level)
-    if not (np.isfinite(value.low) and np.isfinite(value.high)):
-        reason = "undefined: some resamples of the source gain are 0"
-        return TransferEstimate(None, before, after, target, reason)
-    return TransferEstimate(value, before, after, target)
+def _fieller(source: Array, target: Array, level: float) -> Interval | None:
+    """Fieller's interval for mean(target) / mean(source) on paired crossed tables, or None
+    when it is unbounded (the source mean is not clearly away from 0 at this level)."""
+    s, t = float(source.mean()), float(target.mean())
+    ratio = t / s
+    q = _quantile(_degrees_of_freedom(target - ratio * source), level)
+    var_t = sum(_covariance(target, target))
+    cov_ts = sum(_covariance(target, source))
+    var_s = sum(_covariance(source, source))
+    # (t - v s)^2 <= q^2 var(t - v s): a v^2 - 2 b v + c <= 0
+    a = s * s - q * q * var_s
+    b = t * s - q * q * cov_ts
+    c = t * t - q * q * var_t
+    if a <= 0.0:
+        return None
+    half = math.sqrt(max(b * b - a * c, 0.0))  # >= 0: the point value satisfies it
+    if half == 0.0:
+        return Interval(ratio, ratio, ratio)
+    return Interval(ratio, min(ratio, (b - half) / a), max(ratio, (b + half) / a))
 
 
-__all__ = [
-    "LEVEL", "RESAMPLES", "Gain", "Interval", "TransferEstimate", "gain", "transfer_value",
-]
-
-
-# --- R fine-tuning runs x K maps: the two-level bootstrap ---------------------------------
+# --- inputs ------------------------------------------------------------------------------
 
 
 def _runs_arrays(before: Sequence[float], after: Sequence[Sequence[float]]) -> tuple[Array, Array]:
@@ -170,42 +167,27 @@ def _runs_arrays(before: Sequence[float], after: Sequence[Sequence[float]]) -> t
         )
     if b.shape[0] < 2:
         raise ConfigError(
-            "A bootstrap interval over maps needs at least 2 evaluation maps. Give maps >= 2."
+            "An interval over maps needs at least 2 evaluation maps. Give maps >= 2."
         )
     return b, a
 
 
-Indices = NDArray[np.int64]
+def _check_lengths(*lists: Sequence[float]) -> None:
+    sizes = {len(values) for values in lists}
+    if len(sizes) != 1:
+        raise ConfigError(
+            f"Paired scores need one value per evaluation map in every list, got lengths "
+            f"{sorted(sizes)}. Evaluate every player on the same maps."
+        )
 
 
-def _draws(runs: int, maps: int, seed: int, resamples: int) -> tuple[Indices, Indices]:
-    """Two-level resampling indices: runs with replacement, then, for each drawn run, maps
-    with replacement (the same map draw is applied to every game's scores: paired)."""
-    rng = np.random.default_rng(seed)
-    run_idx = rng.integers(0, runs, size=(resamples, runs))
-    map_idx = rng.integers(0, maps, size=(resamples, runs, maps))
-    return run_idx, map_idx
-
-
-def _run_gains(
-    before: Array, after: Array, run_idx: Indices, map_idx: Indices
-) -> Array:
-    """Per resample: the mean over drawn runs and their drawn maps of after - before."""
-    diff = after - before[None, :]
-    picked = diff[run_idx[:, :, None], map_idx]
-    return np.asarray(picked.mean(axis=(1, 2)))
-
-
-def _percentiles(values: Array, level: float) -> tuple[float, float]:
-    tail = 100 * (1 - level) / 2
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high)
+# --- Def. 35 and Def. 37 -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class RunsGain:
-    """Def. 35 over R fine-tuning runs x K maps: the gain's two-level interval and how many
-    runs, judged alone (their own map bootstrap), reach the same verdict."""
+    """Def. 35 over R fine-tuning runs x K maps: the gain's interval and how many runs,
+    judged alone (their own interval over maps), reach the same verdict."""
 
     gain: Gain
     run_gains: tuple[Interval, ...]
@@ -221,32 +203,32 @@ class RunsGain:
 
 
 def runs_gain(
-    before: Sequence[float], after: Sequence[Sequence[float]], *, seed: int = 0,
-    resamples: int = RESAMPLES, level: float = LEVEL,
+    before: Sequence[float], after: Sequence[Sequence[float]], *, level: float = LEVEL,
 ) -> RunsGain:
-    """The gain over R runs: point value the mean over runs and maps, interval from the
-    two-level bootstrap (runs, then maps), so the fine-tuning's own randomness widens it."""
+    """The gain over R runs: the mean over runs and maps of after - before, and its t
+    interval over the crossed runs x maps table (module docstring)."""
     b, a = _runs_arrays(before, after)
-    run_idx, map_idx = _draws(a.shape[0], b.shape[0], seed, resamples)
-    low, high = _percentiles(_run_gains(b, a, run_idx, map_idx), level)
-    point = float((a - b[None, :]).mean())
-    combined = Gain(float(b.mean()), float(a.mean()), Interval(point, low, high))
-    runs = tuple(
-        gain(before, list(run), seed=seed, resamples=resamples, level=level).gain
-        for run in a
-    )
+    diff = a - b[None, :]
+    combined = Gain(float(b.mean()), float(a.mean()), _mean_interval(diff, level))
+    runs = tuple(_mean_interval(row[None, :], level) for row in diff)
     return RunsGain(combined, runs)
+
+
+def gain(before: Sequence[float], after: Sequence[float], *, level: float = LEVEL) -> Gain:
+    """Def. 35 on paired per-map scores of M (`before`) and F_G[M] (`after`) at G: one run,
+    so the interval is the paired t interval over maps."""
+    _check_lengths(before, after)
+    return runs_gain(before, [after], level=level).gain
 
 
 def runs_transfer_value(
     source_before: Sequence[float], source_after: Sequence[Sequence[float]],
     target_before: Sequence[float], target_after: Sequence[Sequence[float]], *,
-    seed: int = 0, resamples: int = RESAMPLES, level: float = LEVEL,
-    target_playable: bool = True,
+    level: float = LEVEL, target_playable: bool = True,
 ) -> TransferEstimate:
     """V_G1(G2) over R runs x K maps: the ratio of the two mean gains (run r's tuned model
-    at G1 and at G2 share run r's draw, map i is map i in both), with the two-level interval;
-    undefined as `transfer_value` says (source or target not playable)."""
+    at G1 and at G2 is one row, map i is map i in both), with Fieller's interval; undefined
+    as the module docstring says."""
     sb, sa = _runs_arrays(source_before, source_after)
     tb, ta = _runs_arrays(target_before, target_after)
     if sa.shape != ta.shape:
@@ -254,27 +236,34 @@ def runs_transfer_value(
             f"Source and target scores come from different runs or maps ({sa.shape} vs "
             f"{ta.shape}). Evaluate every run of the source at the target on the same maps."
         )
-    run_idx, map_idx = _draws(sa.shape[0], sb.shape[0], seed, resamples)
-    source_draws = _run_gains(sb, sa, run_idx, map_idx)
-    target_draws = _run_gains(tb, ta, run_idx, map_idx)
-    source_point = float((sa - sb[None, :]).mean())
-    target_point = float((ta - tb[None, :]).mean())
-    source = Interval(source_point, *_percentiles(source_draws, level))
-    target = Interval(target_point, *_percentiles(target_draws, level))
+    source_diff, target_diff = sa - sb[None, :], ta - tb[None, :]
+    source = _mean_interval(source_diff, level)
+    target = _mean_interval(target_diff, level)
     before, after = float(tb.mean()), float(ta.mean())
     reason = _undefined_reason(source, target_playable, " over runs and maps")
     if reason:
         return TransferEstimate(None, before, after, target, reason)
-    # A resample that draws only runs which kept M's weights (reinforce's keep=best, when a
-    # run found nothing better) has a source gain of exactly 0 and no ratio: it is left out.
-    # The source is playable, so such resamples are under (1 - level) / 2 of them.
-    defined = source_draws != 0.0
-    ratios = target_draws[defined] / source_draws[defined]
-    value = Interval(target_point / source_point, *_percentiles(ratios, level))
+    value = _fieller(source_diff, target_diff, level)
+    if value is None:
+        return TransferEstimate(None, before, after, target, (
+            "undefined: the source gain is too uncertain to divide by (the interval of the "
+            "ratio is unbounded at this level); give more runs or maps"
+        ))
     return TransferEstimate(value, before, after, target)
 
 
-__all__ += ["RunsGain", "runs_gain", "runs_transfer_value"]
+def transfer_value(
+    source_before: Sequence[float], source_after: Sequence[float],
+    target_before: Sequence[float], target_after: Sequence[float], *,
+    level: float = LEVEL, target_playable: bool = True,
+) -> TransferEstimate:
+    """V_G1(G2) = (S_G2(F_G1[M]) - S_G2(M)) / (S_G1(F_G1[M]) - S_G1(M)), Def. 37, on paired
+    per-map scores of one run (G1 = source, G2 = target)."""
+    _check_lengths(source_before, source_after, target_before, target_after)
+    return runs_transfer_value(
+        source_before, [source_after], target_before, [target_after], level=level,
+        target_playable=target_playable,
+    )
 
 
 def _undefined_reason(source: Interval, target_playable: bool, over: str = "") -> str:
@@ -292,3 +281,9 @@ def _undefined_reason(source: Interval, target_playable: bool, over: str = "") -
             "is not above 0; Def. 37 is stated for two playable games)"
         )
     return ""
+
+
+__all__ = [
+    "LEVEL", "Gain", "Interval", "RunsGain", "TransferEstimate", "gain", "runs_gain",
+    "runs_transfer_value", "transfer_value",
+]

@@ -4,7 +4,8 @@ contract (`FineTuner`, `FineTuneRequest`, `FineTuneResult`) is `arena.protocols.
 A fine-tuner takes a player model M (a player spec such as ``hf:bundled``), a game G and a
 token budget T, plays G, learns from the rewards of its own moves and returns the spec of
 the tuned player F_G^T[M]. Fine-tuners register through the `arena_finetuners` hook (the
-built-in is REINFORCE with a baseline, `arena.players.reinforce`, beside the hf player whose
+built-in is REINFORCE with a baseline, `arena.players.finetune.reinforce`, beside the hf player
+whose
 moves it learns).
 
 S_G(M), the expected score of a model at G, is measured by `arena.gamespace.transfer.evaluate`:

@@ -2,7 +2,7 @@
 same evaluation maps, and compute Def. 35's verdicts and Def. 37's transfer values.
 
 A `TransferSetting` fixes everything a number depends on (player M, fine-tuner F, budget T,
-evaluation maps K, seed, judge, opponent, bootstrap): its sha256 keys the stored rows
+evaluation maps K, seed, judge, opponent, interval level): its sha256 keys the stored rows
 (`arena.storage.transfers`), so a game is fine-tuned on once per setting and a value is
 measured once; the tuned models are kept under `models_dir/<setting>/<game>` and reused.
 
@@ -13,15 +13,19 @@ one player at different games (map i has the same seed at every game). The arith
 choices (undefined values, the interval rule) are `arena.gamespace.transfer.arithmetic`.
 
 Common random numbers: nothing random depends on a game's name or text. The evaluation maps
-and play seeds come from `seed`, run r fine-tunes with `run_seed(r)` at every game, and the
-bootstrap draws come from `seed`; so the scores of two games are paired map by map and run by
-run, and the numerator and denominator of V_G1(G2) are resampled together.
+and play seeds come from `seed`, and run r fine-tunes with `run_seed(r)` at every game; so the
+scores of two games are paired map by map and run by run (the intervals use that pairing:
+`arena.gamespace.transfer.arithmetic`).
 
 Games, not spellings: every game is played and tuned on in its evaluation form
 (`evaluation_form`: the canonical form under a fixed name), and what is measured (each run's
 scores and tuned model) is keyed by that form's sha256 (`key`). Two spellings of one game
 (another name, renamed registers, a no-op instruction, other comments) therefore share their
-runs, and V between them is 1 exactly, with the interval [1, 1]. What is reported (the
+runs, and V between them is 1 exactly, with the interval [1, 1]: by construction, not
+measured. A copy the canonical form does not recognise (a register copied before scoring, a
+dead assignment, an equivalent expression) is tuned and measured on its own, and since the
+players read the code, the untuned model may play it differently: such a V is measured, with
+its interval, and need not be 1 (`docs/gamespace-calibration.md`). What is reported (the
 combined verdict and the transfer values, the rows `arena transfer`, scopes and the
 dashboard read) is keyed by the sha256 of the text as given, under the name as given, so
 every game file has its own rows.
@@ -44,7 +48,6 @@ from pathlib import Path
 from arena.errors import ConfigError
 from arena.gamespace.transfer.arithmetic import (
     LEVEL,
-    RESAMPLES,
     gain,
     runs_gain,
     runs_transfer_value,
@@ -65,7 +68,8 @@ from arena.storage.transfers import TransferRecord, VerdictRecord
 RECORD_FILE = "finetune.json"  # written last by a fine-tuner run that completed (reinforce)
 
 Progress = Callable[[str], None]
-METHOD = 3  # 2: name-free evaluation, Def. 37 needs both games playable; 3: canonical form
+METHOD = 4  # 2: name-free evaluation, Def. 37 needs both games playable; 3: canonical form;
+# 4: t and Fieller intervals over crossed runs x maps (issue 36), no bootstrap
 # R: fine-tuning runs per game (intervals over runs, then maps). 4, the smallest R at which
 # one failed run cannot decide the verdict alone: the bootstrap draws that run every time
 # with probability (1/R)^R, 3.7 % at R = 3 (more than the 2.5 % tail of a 95 % interval, so
@@ -88,12 +92,12 @@ class TransferSetting:
         budget_steps: also stop after this many optimiser steps (None: tokens decide).
             Every tuning that took fewer than `MIN_STEPS` steps is reported in `warnings`.
         maps: K, evaluation maps per game (>= 2: intervals are over maps).
-        seed: evaluation maps, training maps, fine-tuning and bootstrap seed.
+        seed: evaluation maps, training maps and fine-tuning seed.
         judge: the judge spec that scores every move.
         opponent: the player of the other roles (default: `player`), frozen.
-        resamples, level: the bootstrap's resamples and confidence level.
-        runs: R, fine-tuning runs per game (seeds `run_seed(r)`); intervals are two-level
-            bootstrap intervals over runs, then maps.
+        level: the intervals' confidence level.
+        runs: R, fine-tuning runs per game (seeds `run_seed(r)`); intervals are over the
+            crossed runs x maps table (`arena.gamespace.transfer.arithmetic`).
         method: the measurement method's version; rows stored by an older method (whose
             numbers depended on the game's name or spelling, or gave a value to an
             unplayable target) are keyed apart and never reused.
@@ -106,7 +110,6 @@ class TransferSetting:
     seed: int = 0
     judge: str = "bundled"
     opponent: str | None = None
-    resamples: int = RESAMPLES
     level: float = LEVEL
     method: int = METHOD
     runs: int = DEFAULT_RUNS
@@ -163,10 +166,10 @@ class TransferSetting:
                 f"Transfer values need at least 2 evaluation maps (intervals are over maps), "
                 f"got {self.maps}. Give e.g. --maps 8."
             )
-        if self.resamples < 100 or not 0.5 <= self.level < 1.0:
+        if not 0.5 <= self.level < 1.0:
             raise ConfigError(
-                f"Bootstrap settings out of range: resamples {self.resamples} (>= 100), "
-                f"level {self.level} (0.5 to 1). Use e.g. 2000 and 0.95."
+                f"The confidence level must be from 0.5 to below 1, got {self.level}. Use "
+                "e.g. 0.95."
             )
 
 
@@ -185,10 +188,20 @@ class TransferMatrix:
     verdicts: tuple[VerdictRecord, ...]
     values: tuple[TransferRecord, ...]
     agreeing: tuple[int, ...] = ()  # per verdict: runs whose own verdict is the same
+    keys: tuple[str, ...] = ()  # per verdict: the sha256 of the game's evaluation form
+    runs_tuned: int = 0  # fine-tuning runs this oracle tuned (the others were read back)
 
     def value(self, source: str, target: str) -> TransferRecord:
         """V_source(target), by game name."""
         return next(v for v in self.values if v.source == source and v.target == target)
+
+    def by_construction(self, source: str, target: str) -> bool:
+        """Whether V_source(target) holds by construction: the two texts have one evaluation
+        form, so they share their runs and V is 1 [1, 1] without being measured."""
+        if not self.keys:
+            return False
+        key = dict(zip((v.game for v in self.verdicts), self.keys, strict=True))
+        return key[source] == key[target]
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready document (per-map scores included, for re-analysis)."""
@@ -200,7 +213,11 @@ class TransferMatrix:
                 for v, n in zip(self.verdicts, self.agreeing or [None] * len(self.verdicts),
                                 strict=True)
             ],
-            "transfers": [_public(asdict(v)) for v in self.values],
+            "transfers": [
+                {**_public(asdict(v)), "by_construction": self.by_construction(v.source, v.target)}
+                for v in self.values
+            ],
+            "runs_tuned": self.runs_tuned,
         }
 
 
@@ -211,6 +228,17 @@ def _public(row: dict[str, object]) -> dict[str, object]:
     return row
 
 
+@dataclass(frozen=True)
+class PairedScores:
+    """Per-map scores behind V_source(target): M's (one list per game) and each source
+    run's tuned model's (one list per run, per game), all on the same K maps."""
+
+    source_before: list[float]
+    source_after: list[list[float]]
+    target_before: list[float]
+    target_after: list[list[float]]
+
+
 class FineTuneOracle:
     """The `TransferOracle` of scope growth, measured for real and cached in the database.
 
@@ -218,8 +246,8 @@ class FineTuneOracle:
     same K evaluation maps). Each run is stored on its own, under `setting.run_sha256(r)`
     (which does not depend on R) and the game's `key`, with its model folder: asking for
     more runs later tunes only the new ones, and a copy of a game tunes nothing. The
-    combined verdict and value (two-level bootstrap, runs then maps,
-    `arena.gamespace.transfer.arithmetic.runs_gain`) are stored under `setting.sha256`.
+    combined verdict and value (t and Fieller intervals over runs x maps,
+    `arena.gamespace.transfer.arithmetic`) are stored under `setting.sha256`.
     Evaluates each (player, game) once per oracle. `store` None keeps results in memory.
     """
 
@@ -241,6 +269,7 @@ class FineTuneOracle:
         self._tuner = registry.create_finetuner(setting.finetuner)
         self.warnings: list[str] = []  # one sentence per tuning with too few steps
         self.agreement: dict[str, tuple[int, int]] = {}  # game sha -> (runs agreeing, R)
+        self.runs_tuned = 0  # fine-tuning runs tuned by this oracle (not read back)
 
     # --- the TransferOracle protocol -----------------------------------------------------
 
@@ -271,7 +300,10 @@ class FineTuneOracle:
         verdicts = [await self.verdict(g) for g in games]
         values = [await self.transfer_record(s, t) for s in games for t in games]
         agreeing = tuple(self.agreement.get(k, (0, self.setting.runs))[0] for k in keys)
-        return TransferMatrix(self.setting, tuple(verdicts), tuple(values), agreeing)
+        return TransferMatrix(
+            self.setting, tuple(verdicts), tuple(values), agreeing,
+            tuple(self.key(g) for g in games), self.runs_tuned,
+        )
 
     async def run_verdict(self, game: LoadedGame, run: int) -> VerdictRecord:
         """Run `run`: fine-tune M on `game` with the run's seed (once per game: keyed by
@@ -294,8 +326,7 @@ class FineTuneOracle:
             setting.sha256, key
         )
         measured = runs_gain(
-            runs[0].scores_before, [r.scores_after for r in runs], seed=setting.seed,
-            resamples=setting.resamples, level=setting.level,
+            runs[0].scores_before, [r.scores_after for r in runs], level=setting.level,
         )
         self.agreement[key] = (measured.agreeing, setting.runs)
         if combined is None:
@@ -328,19 +359,10 @@ class FineTuneOracle:
         target_playable = True if source_key == target_key else (
             (await self.verdict(target)).playable if tuned.playable else True
         )
-        source_runs = [await self.run_verdict(source, r) for r in range(setting.runs)]
-        if source_key == target_key:
-            before = list(source_runs[0].scores_before)
-            afters = [list(r.scores_after) for r in source_runs]
-        else:
-            before = await self.scores(setting.player, target)
-            afters = [
-                await self.scores(await self._tuned_player(source, run, r), target)
-                for r, run in enumerate(source_runs)
-            ]
+        paired = await self.paired_scores(source, target)
+        before, afters = paired.target_before, paired.target_after
         estimate = runs_transfer_value(
-            source_runs[0].scores_before, [r.scores_after for r in source_runs], before, afters,
-            seed=setting.seed, resamples=setting.resamples, level=setting.level,
+            paired.source_before, paired.source_after, before, afters, level=setting.level,
             target_playable=target_playable,
         )
         interval = estimate.value
@@ -356,6 +378,21 @@ class FineTuneOracle:
         if self.store is not None:
             self.store.save_transfer(record)
         return record
+
+    async def paired_scores(self, source: LoadedGame, target: LoadedGame) -> PairedScores:
+        """What V_source(target) is computed from: per map, M's scores at both games, and per
+        run r of the source (tuned on it once), F_source[M]'s scores at both games."""
+        runs = [await self.run_verdict(source, r) for r in range(self.setting.runs)]
+        source_before = list(runs[0].scores_before)
+        source_after = [list(r.scores_after) for r in runs]
+        if self.key(source) == self.key(target):
+            return PairedScores(source_before, source_after, source_before, source_after)
+        return PairedScores(source_before, source_after, await self.scores(
+            self.setting.player, target
+        ), [
+            await self.scores(await self._tuned_player(source, run, r), target)
+            for r, run in enumerate(runs)
+        ])
 
     async def scores(self, player: str, game: LoadedGame) -> list[float]:
         """S_G per evaluation map of `player` (memoised; M's also read from stored rows)."""
@@ -421,6 +458,7 @@ class FineTuneOracle:
             f"{setting.finetuner}, {setting.budget_tokens} tokens)"
         )
         out.parent.mkdir(parents=True, exist_ok=True)
+        self.runs_tuned += 1
         result = await self._tuner.finetune(FineTuneRequest(
             setting.player, self.form(game).view, self.judge, setting.budget_tokens,
             setting.run_seed(run), out, max_steps=setting.budget_steps,
@@ -437,8 +475,7 @@ class FineTuneOracle:
         tuned = await self._finetune(game, folder, run)
         before = await self.scores(setting.player, game)
         after = await self.scores(tuned, game)
-        measured = gain(before, after, seed=setting.seed, resamples=setting.resamples,
-                        level=setting.level)
+        measured = gain(before, after, level=setting.level)
         sha = setting.run_sha256(run)
         record = VerdictRecord(
             sha, setting.run_json(run), game.name, key, measured.before,
@@ -499,6 +536,6 @@ async def open_oracle(
 
 
 __all__ = [
-    "FineTuneOracle", "TransferMatrix", "TransferSetting", "default_models_dir", "game_sha256",
-    "loaded_from", "open_oracle",
+    "FineTuneOracle", "PairedScores", "TransferMatrix", "TransferSetting", "default_models_dir",
+    "game_sha256", "loaded_from", "open_oracle",
 ]

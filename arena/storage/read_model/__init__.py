@@ -93,7 +93,7 @@ class ReadModel:
     done_match_ids = operation(match_reads.done_match_ids)
     match_counts = operation(queries.match_counts)
 
-    # the rating inputs, read as `Store` reads them (`arena.tournaments.rating_store`)
+    # the rating inputs, read as `Store` reads them (`arena.tournaments.records.rating_store`)
     tournament_names = operation(queries.tournament_names)
     stored_matches = operation(queries.stored_matches)
     import_sources = operation(imports.import_sources)

@@ -1,6 +1,6 @@
 """Matches and their seats: the Matches table, scored seats for the Xent measure and
 Playability, participant summaries and head-to-head counts (the dashboard turns scored seats
-into rating records with `arena.tournaments.records_from_store`'s rules:
+into rating records with `arena.tournaments.records.from_store`'s rules:
 `arena.dashboard.data.records`).
 """
 
@@ -112,7 +112,7 @@ def seat_rows(engine: Engine, match_ids: Sequence[int]) -> pd.DataFrame:
 def scored_seats(engine: Engine, filters: Filters, rated_only: bool = False) -> pd.DataFrame:
     """One row per seat of every done match that `filters` select: match, key, game,
     game_version, map_id, mode, rounds, role, participant, main, best, forfeit,
-    round_scores_json (what `arena.tournaments.records_from_store` makes records of).
+    round_scores_json (what `arena.tournaments.records.from_store` makes records of).
     `rated_only` leaves NPC seats out (normalisation never reads them)."""
     query = joined_matches(
         select(

@@ -19,7 +19,7 @@ from arena.storage.read_model.filters import Filters
 from arena.storage.read_model.frames import joined_matches, match_conditions, read_frame
 from arena.storage.tables import EventRecord, Match, Participant, Seat, Tournament
 
-PERSON_SPEC = "human:web"  # a person's seat: `human:web?name=...` (arena.players.web_human)
+PERSON_SPEC = "human:web"  # a person's seat: `human:web?name=...` (arena.players.people.web)
 USAGE_MATCHES = 200  # the most recent matches whose moves are read for usage
 USAGE_COLUMNS = ["match", "role", "moves", "prompt_tokens", "completion_tokens", "cost_usd",
                  "calls", "duration_s", "match_moves"]

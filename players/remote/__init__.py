@@ -1,0 +1,1 @@
+"""Remote agents: the player that seats them and the loopback server they connect to."""
