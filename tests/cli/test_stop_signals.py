@@ -110,7 +110,7 @@ COMMAND_MODULES = [
     *sorted((ROOT / "arena" / "cli" / "commands").glob("*.py")),
     ROOT / "tournaments" / "cli" / "run.py",
     ROOT / "tournaments" / "cli" / "demo.py",
-    ROOT / "tournaments" / "recurring" / "cli.py",
+    ROOT / "tournaments" / "services" / "recurring" / "cli.py",
 ]
 SELF_HANDLED = {("tournaments/services/recurring/cli.py", "scheduler_command")}
 
@@ -141,4 +141,4 @@ def test_long_running_commands_run_their_coroutines_stoppably() -> None:
         if (str(path.relative_to(ROOT)), name) not in SELF_HANDLED
     ]
     assert offenders == [], "use arena.interrupts.run_stoppable instead of asyncio.run"
-    assert asyncio_runs(ROOT / "tournaments" / "recurring" / "cli.py") == ["scheduler_command"]
+    assert asyncio_runs(ROOT / "tournaments" / "services" / "recurring" / "cli.py") == ["scheduler_command"]
