@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -41,6 +42,7 @@ from arena.dashboard.filters import (  # noqa: E402
     params_from_filters,
 )
 from arena.dashboard.following import page_ran, watch  # noqa: E402
+from arena.dashboard.play_link import PLAY_URL_ENV, play_url  # noqa: E402
 from arena.dashboard.ui import PAGE_FAILED, plain  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.storage import default_db_url, shown_url  # noqa: E402
@@ -229,6 +231,10 @@ def _main() -> None:
     state = reader.state(shown_url(url))
     if not state.ok:
         _stop_with(state.message)
+    play = play_url(os.environ.get(PLAY_URL_ENV), st.context.headers.get("Host"))
+    if play is not None:  # the play page beside the dashboard (`arena dashboard --play`)
+        st.sidebar.page_link(play, label="Play", icon=":material/sports_esports:",
+                             help="Play a seat yourself and be rated beside the models.")
     watermark = reader.watermark()
     filters = sidebar_filters(url, watermark)
     shown: Sequence[tuple[str, str, str, str]] = PAGES

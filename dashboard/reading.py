@@ -10,33 +10,13 @@ escaped (`html.escape`, quotes included): it can never become markup.
 from __future__ import annotations
 
 import html
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-GAIN_RGB = (33, 102, 172)  # blue: bits gained by the seat
-LOSS_RGB = (178, 24, 43)  # red: bits lost by the seat
-CLIP_QUANTILE = 0.95  # the scale ends at this quantile of |value| (rarer extremes saturate)
-MIN_CLIP_BITS = 0.5
-_DARK_TEXT_FROM = 0.55  # share of the scale from which text turns white
+# The colour scale lives in the core: the play page shades a person's rewards with it too.
+from arena.heat_scale import CLIP_QUANTILE, GAIN_RGB, LOSS_RGB, MIN_CLIP_BITS, clip_bits, shade
 
-
-def clip_bits(values: Iterable[float]) -> float:
-    """Where the colour scale saturates: the `CLIP_QUANTILE` of |value|, rounded up to a
-    half bit, at least `MIN_CLIP_BITS`."""
-    sizes = sorted(abs(v) for v in values if math.isfinite(v))
-    if not sizes:
-        return MIN_CLIP_BITS
-    at = sizes[min(len(sizes) - 1, math.ceil(CLIP_QUANTILE * len(sizes)) - 1)]
-    return max(MIN_CLIP_BITS, math.ceil(at * 2) / 2)
-
-
-def shade(value: float, clip: float) -> tuple[str, str]:
-    """(background, text colour) of a token worth `value` bits to the seat: white at 0,
-    the gain or loss colour at +-`clip` and beyond."""
-    share = min(abs(value) / clip, 1.0) if clip > 0 and math.isfinite(value) else 0.0
-    end = GAIN_RGB if value >= 0 else LOSS_RGB
-    rgb = [round(255 + (c - 255) * share) for c in end]
-    return "#{:02x}{:02x}{:02x}".format(*rgb), "#ffffff" if share >= _DARK_TEXT_FROM else "#111111"
+__all__ = ["CLIP_QUANTILE", "GAIN_RGB", "LOSS_RGB", "MIN_CLIP_BITS", "clip_bits", "legend_html",
+           "reading_html", "shade", "token_spans"]
 
 
 def token_spans(tokens: Sequence[str], bits: Sequence[float], coefficient: int, clip: float,

@@ -25,7 +25,7 @@ def arena_cli_commands() -> list[typer.Typer]:
     from arena.tournaments.cli.ratings import app as ratings_app
     from arena.tournaments.cli.rescore import app as rescore_app
     from arena.tournaments.cli.run import app
-    from arena.tournaments.play_server_cli import play_server_app
+    from arena.tournaments.play.cli import play_server_app
     from arena.tournaments.services.recurring.cli import schedule_app, scheduler_app
 
     return [app, ratings_app, imports_app, benchmark_app, schedule_app, scheduler_app,

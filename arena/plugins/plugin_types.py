@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from arena.errors import PluginError
 from arena.lang.header import dialect_of, read_header
 from arena.protocols.judge import Judge
+from arena.protocols.people import PeopleDesk
 from arena.protocols.player import Player
 from arena.protocols.story import StorySource
 from arena.spec_params import SpecParams
@@ -32,11 +33,14 @@ class PlayerContext:
         seed: a seed for the seat in this match; players use it for reproducible randomness.
             Keyed with the organiser's secret seed key: it says nothing about map seeds.
         role: the seat the player takes, e.g. "black" or "alice".
+        desk: where a seat played by a person asks for its moves (the play server's, lent
+            through `Registry.with_desk`), or None outside a play server.
     """
 
     judge: Judge | None = None
     seed: int = 0
     role: str = ""
+    desk: PeopleDesk | None = None
 
 
 PlayerFactory = Callable[[Spec, PlayerContext], Player]

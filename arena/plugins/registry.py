@@ -18,6 +18,8 @@ one is reported as a conflict failure.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import importlib.metadata as md
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -61,6 +63,7 @@ from arena.plugins.plugin_types import (
 )
 from arena.protocols.finetune import FineTuner
 from arena.protocols.judge import Judge
+from arena.protocols.people import PeopleDesk
 from arena.protocols.player import Player
 from arena.protocols.sampler import MetaSampler
 from arena.protocols.story import StorySource
@@ -111,6 +114,7 @@ class Registry:
         self._tables: dict[str, dict[str, tuple[str, Any]]] = {k.key: {} for k in self.kinds}
         self._provided: dict[str, dict[str, list[str]]] = {}  # plugin -> kind key -> names
         self._failures: list[PluginFailure] = []
+        self._desk: PeopleDesk | None = None
 
     @classmethod
     def from_plugin_manager(
@@ -144,6 +148,19 @@ class Registry:
     def forget() -> None:
         """Drop the process's discovered registry: the next `load` discovers again."""
         _LOADED.clear()
+
+    def with_desk(self, desk: PeopleDesk) -> Registry:
+        """This registry (the same tables) lending `desk` to every player it builds
+        (`PlayerContext.desk`): how the play server hands its desk to the people's seats
+        of the runs it starts, through the ordinary run path."""
+        lent = copy.copy(self)
+        lent._desk = desk
+        return lent
+
+    @property
+    def desk(self) -> PeopleDesk | None:
+        """The desk this registry lends to the players it builds (None: none)."""
+        return self._desk
 
     # ------------------------------------------------------------------ building
 
@@ -407,8 +424,12 @@ class Registry:
         raise UnknownNameError("plugin kind", noun, [k.noun for k in self.kinds])
 
     def create_player(self, spec: str | Spec, ctx: PlayerContext | None = None) -> Player:
-        """Build a player for one seat from its spec, e.g. ``random?words=5``."""
-        return self.create(PLAYERS, spec, ctx or PlayerContext())
+        """Build a player for one seat from its spec, e.g. ``random?words=5``; a context
+        without a desk gets this registry's (`with_desk`)."""
+        ctx = ctx or PlayerContext()
+        if ctx.desk is None and self._desk is not None:
+            ctx = dataclasses.replace(ctx, desk=self._desk)
+        return self.create(PLAYERS, spec, ctx)
 
     def create_judge(self, spec: str | Spec) -> Judge:
         """Build a judge from its spec, e.g. ``ngram?order=3``."""

@@ -130,6 +130,15 @@ with left:
             f"(hollow point, ✱ in the table): fewer than {min_comparisons} comparisons."
         )
 table = board.copy()
+people = set(query("people", f.tournament))  # players on the play page (human:web)
+if people:  # the "person" mark: people rated beside the programs
+    table.insert(table.columns.get_loc("participant") + 1, "kind",
+                 ["person" if p in people else "program" for p in table["participant"]])
+    rated = [f"{plain(str(r.participant))} {r.rating:.0f} [{r.ci_low:.0f}, {r.ci_high:.0f}]"
+             if "ci_low" in table else f"{plain(str(r.participant))} {r.rating:.0f}"
+             for r in table.itertuples() if r.participant in people]
+    st.caption("👤 person: " + ("; ".join(rated) or "none in this view")
+               + " (people play on the play page; kind tells them from the programs).")
 if "provisional" in table:
     table["provisional"] = table["provisional"].map(lambda p: "✱" if p else "")
 table.insert(table.columns.get_loc("participant") + 1, "page",

@@ -1,27 +1,26 @@
 """`human:web?name=<person>` — a person plays this seat from the browser (the play server).
 
-The player puts each `MoveRequest` (the seat's information set, nothing more) on the
-process's `HumanDesk` under the person's name and waits for the browser to answer it. The
-play server (`arena.dashboard.play`) shows a person the moves waiting for them, only on a
-connection that proved it is that person with their own secret (a name alone gets nothing,
-`arena.dashboard.play.people`), and sends the answer back with `HumanDesk.answer`. A move
-nobody answers is bounded by the runtime's move timeout (a tournament's `move_timeout`): the
-wait is cancelled, the request leaves the queue, and the seat fails that attempt and then
-forfeits like any player that times out.
+The player hands each `MoveRequest` (the seat's information set, nothing more) to the
+`PeopleDesk` in its `PlayerContext` under the person's name and waits for the browser to
+answer it. The desk is the play server's (`arena.tournaments.play`), lent to the players of
+the runs it starts (`Registry.with_desk`); it shows a person the moves waiting for them only
+on a connection that proved it is that person with their own secret (a name alone gets
+nothing, `arena.tournaments.play.people`). A move nobody answers is bounded by the runtime's
+move timeout (a tournament's `move_timeout`): the wait is cancelled, the request leaves the
+queue, and the seat fails that attempt and then forfeits like any player that times out.
 
-The desk (`arena.human_desk`) is per event loop, like the remote agents' server: every seat
-of a tournament the play server runs shares it, so a person sees one queue across all their
-matches.
+Outside a play server (`arena run` of a file with `human:web` entrants) the seat has no desk:
+nobody could answer, so it forfeits at once rather than waiting out its timeout.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from arena.errors import ConfigError
-from arena.human_desk import MAX_NAME_CHARS, get_desk, person_name_problem
+from arena.errors import ConfigError, PermanentPlayerError
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
+from arena.protocols.people import MAX_NAME_CHARS, PeopleDesk, person_name_problem
 from arena.protocols.player import MoveRequest, Player
 from arena.spec_params import Param
 from arena.specs import Spec, shorten
@@ -32,23 +31,33 @@ PARAMS = (
 )
 
 
+NO_DESK = ("plays in the browser (human:web) and no play server runs this match, so nobody "
+           "can answer; run the tournament with `arena play-server --tournament FILE`")
+
+
 class WebHumanPlayer:
     """A seat whose moves come from a person's browser, through the desk."""
 
-    def __init__(self, person: str, name: str, judge: Judge | None = None) -> None:
+    def __init__(self, person: str, name: str, judge: Judge | None = None,
+                 desk: PeopleDesk | None = None) -> None:
         self.person = person
         self._name = name
         self._judge = judge  # counts tokens on the page as the runtime will cut the move
+        self._desk = desk
 
     @property
     def name(self) -> str:
         return self._name
 
     async def move(self, request: MoveRequest) -> Mapping[str, str]:
-        return await get_desk().ask(self.person, request, self._judge)
+        if self._desk is None:
+            raise PermanentPlayerError(f"{self.person} {NO_DESK}")
+        return await self._desk.ask(self.person, request, self._judge)
 
 
-def create_web_human_player(spec: Spec, judge: Judge | None = None) -> WebHumanPlayer:
+def create_web_human_player(
+    spec: Spec, judge: Judge | None = None, desk: PeopleDesk | None = None
+) -> WebHumanPlayer:
     person = spec.params.get("name", "").strip()
     if person_name_problem(person):
         raise ConfigError(
@@ -56,7 +65,7 @@ def create_web_human_player(spec: Spec, judge: Judge | None = None) -> WebHumanP
             f"'human:web?name=ada' (up to {MAX_NAME_CHARS} letters, digits, '_', '-', '.'); "
             "the person plays under that name on the play page (`arena play-server`)."
         )
-    return WebHumanPlayer(person, spec.raw, judge)
+    return WebHumanPlayer(person, spec.raw, judge, desk)
 
 
 def create_human(spec: Spec, ctx: PlayerContext) -> Player:
@@ -66,7 +75,7 @@ def create_human(spec: Spec, ctx: PlayerContext) -> Player:
 
     if spec.arg == WEB:
         spec.expect_params(("name",), "player")
-        return create_web_human_player(spec, ctx.judge)
+        return create_web_human_player(spec, ctx.judge, ctx.desk)
     if spec.arg:
         raise ConfigError(
             f"Player spec '{spec.raw}': 'human' takes no ':' argument but 'web'. Write "

@@ -64,7 +64,9 @@ async def test_header_problems_and_strong_judge_notes_are_reported() -> None:
     chess = load_entry(REGISTRY.game("naive_chess"))
     report = await check_game(chess, REGISTRY, judge, wellposed=False)
     assert report.needs_strong_judge and any("strong judge" in line for line in report.info)
-    assert report.status == "pass"
+    # Its header is complete; whether the ngram judge's random chess verdicts leave a role
+    # measuring nothing (a warning) depends on the random moves, which depend on the code.
+    assert report.status != "fail" and not any("header" in w for w in report.warnings)
 
 
 async def test_playability_for_a_base_participant_is_checked_on_request() -> None:

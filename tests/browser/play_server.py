@@ -1,4 +1,4 @@
-"""A real play server (`python -m arena.dashboard.play`, what `arena play-server` starts) on
+"""A real play server (`python -m arena.tournaments.play`, what `arena play-server` starts) on
 loopback, for the play-page tests (browser and attacks)."""
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ def _log(db: str, port: int) -> Path:
 
 
 @contextlib.contextmanager
-def serve_play(db: str, extra: Sequence[str] = (), token: str | None = None) -> Iterator[str]:
-    """The play server over `db` (judge ngram; its people file beside the database) on a
-    free port; yields its base URL."""
+def serve_play(db: str, extra: Sequence[str] = (), token: str | None = None,
+               models: Sequence[str] = ("random",)) -> Iterator[str]:
+    """The play server over `db` (judge ngram; its people file beside the database; the
+    ladder's `models`, by default the quick random one) on a free port; yields its base
+    URL."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if token:
@@ -34,8 +36,9 @@ def serve_play(db: str, extra: Sequence[str] = (), token: str | None = None) -> 
     people = Path(db.removeprefix("sqlite:///")).with_name("people.json")
     with log.open("w") as out:
         child = subprocess.Popen(
-            [sys.executable, "-m", "arena.dashboard.play", "--port", str(port), "--db", db,
-             "--judge", "ngram", "--people", str(people), *extra],
+            [sys.executable, "-m", "arena.tournaments.play", "--port", str(port), "--db", db,
+             "--judge", "ngram", "--people", str(people),
+             *[part for model in models for part in ("--model", model)], *extra],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
         )
     try:

@@ -115,13 +115,16 @@ class Seat:
         self.context.close()
 
 
-def latest_match(db: str, person: str) -> Any:
+def latest_match(db: str, person: str, tournament: str = "play") -> Any:
+    """The person's latest page match (on the ladder, or its practice tournament), the
+    tournament's seed key and the match's events."""
     store = Store.open(db)
     try:
-        name = sorted(n for n in tournament_names(store.engine)
-                      if n.startswith(f"play-{person}-"))[-1]
-        (match,) = stored_matches(store.engine, name)
-        key = store.tournament_seed_key(store_tournament_id(store, name))
+        assert tournament in tournament_names(store.engine)
+        mine = [m for m in stored_matches(store.engine, tournament)
+                if any(s.participant == f"human-{person}" for s in m.seats)]
+        match = mine[-1]
+        key = store.tournament_seed_key(store_tournament_id(store, tournament))
         return match, key, match_events(store.engine, match.key)
     finally:
         store.close()
@@ -163,14 +166,14 @@ def test_a_one_player_game_played_in_the_browser_scores_as_arena_play(
         seat.finished()
         # the per-token heat map of the judged text (black is omniscient: full breakdown)
         seat.page.wait_for_selector("#feedback .xa-token", timeout=WAIT_MS)
-        best = seat.page.inner_text("#best")
+        best = seat.page.inner_text("#feedback .match-card .best")
         assert not seat.errors
     finally:
         seat.close()
     match, key, events = latest_match(db, "ada")
     assert match.status == "done"
     (human,) = [s for s in match.seats if s.role == "black"]
-    assert best == f"{human.best:.3f} bits"  # the best score so far, as stored
+    assert best == f"{human.best:.2f} bits"  # the best score so far, as stored (0.01 bits)
     assert human.participant == "human-ada"
     report = arena_play("single_text", {"black": f"scripted:{move}"}, match.map_seed, key)
     assert report["scores"]["black"]["best"] == pytest.approx(human.best, abs=1e-9)
@@ -195,8 +198,9 @@ def test_bob_against_an_npc_sees_no_word_of_the_story(
         seat.finished()
         feedback = seat.page.inner_text("#feedback")
         assert "total only" in feedback  # hidden story: a total
-        # ...rounded to 0.01 bits, and shown so (not with digits it does not have)
-        assert re.search(r"≈ -?\d+\.\d\d bits \(over text you did not see", feedback), feedback
+        # ...rounded to 0.01 bits, and shown so, as every number of bits on the page is
+        assert re.search(r"= -?\d+\.\d\d bits \(over text you did not see", feedback), feedback
+        assert not re.search(r"\d\.\d{3}", feedback), feedback  # one rounding everywhere
         assert not seat.page.query_selector("#feedback .xa-token")
         seen = seat.everything()
     finally:
@@ -204,7 +208,7 @@ def test_bob_against_an_npc_sees_no_word_of_the_story(
     match, key, events = latest_match(db, "bea")
     (story,) = [e.values["s"] for e in events if e.type == "reveal" and e.player == "alice"]
     code = (ROOT / "arena" / "games" / "describe_to_partner.xgl").read_text()
-    static = ROOT / "dashboard" / "play" / "static"  # the page's own labels ("at most ...")
+    static = ROOT / "tournaments" / "play" / "static"  # the page's own labels ("at most ...")
     ui = (static / "play.js").read_text() + (static / "play.html").read_text()
     hidden = words(story) - words(" ".join((alice, move, code, baseline, ui)))
     assert len(hidden) >= 3, f"the story has too few words to check: {story!r}"

@@ -1,5 +1,5 @@
 """The play server attacked as a hostile visitor would (issue 29, items 2 to 5 and 12): a
-real `python -m arena.dashboard.play` on loopback, real HTTP and websocket requests with
+real `python -m arena.tournaments.play` on loopback, real HTTP and websocket requests with
 crafted Host, Origin and bodies. Each test is the reproduction of one attack that worked
 before the fix (the start requests still carry the old API's `person` field, which the
 server now ignores: the person is the one whose secret came in the headers).

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.dashboard.play.caps import Caps, Window
-from arena.dashboard.play.hosts import HostRule, host_name
-from arena.dashboard.play.opponents import DEFAULT_OPPONENTS, Opponents
-from arena.dashboard.play.people import PeopleBook, person_name_problem
-from arena.dashboard.play.server import PlayServer, Refused, Settings, _Match
 from arena.errors import ConfigError
 from arena.plugins.registry import Registry
 from arena.storage import Store
+from arena.tournaments.play.caps import Caps, Window
+from arena.tournaments.play.hosts import HostRule, host_name
+from arena.tournaments.play.opponents import DEFAULT_OPPONENTS, Opponents
+from arena.tournaments.play.people import PeopleBook, person_name_problem
+from arena.tournaments.play.server import PlayServer, Refused, Settings, _Match
 
 
 @pytest.fixture(scope="module")
@@ -148,10 +148,8 @@ def test_a_person_has_at_most_so_many_matches_in_play(
         registry: Registry, tmp_path: Path) -> None:
     async def scenario() -> None:
         store = Store.open(f"sqlite:///{tmp_path / 'p.db'}")
-        judge = registry.create_judge("ngram")
         try:
-            server = PlayServer(Settings(caps=Caps(running_per_person=2)), registry, store,
-                                judge)
+            server = PlayServer(Settings(caps=Caps(running_per_person=2)), registry, store)
             server.matches = [_Match(1, "a", {}, "ada"), _Match(2, "b", {}, "ada"),
                               _Match(3, "c", {}, "bea", done=True)]
             with pytest.raises(Refused, match="2 matches in play already") as refused:
@@ -165,7 +163,6 @@ def test_a_person_has_at_most_so_many_matches_in_play(
             with pytest.raises(Refused, match="2 page matches in play, its most"):
                 server.check_start("dan")
         finally:
-            await judge.aclose()
             store.close()
 
     asyncio.run(scenario())

@@ -114,11 +114,11 @@ ARENA_LAYERS: Layers = [
     ("foundation", (
         "arena.redaction", "arena.errors", "arena.events", "arena.specs", "arena.spec_params",
         "arena.scoring", "arena.noise", "arena.interrupts", "arena.least_busy",
-        "arena.transcript", "arena.listing", "arena.file_input",
+        "arena.transcript", "arena.listing", "arena.file_input", "arena.heat_scale",
     )),
     ("contracts", ("arena.protocols",)),
     ("language", ("arena.lang",)),
-    ("runtime", ("arena.runtime", "arena.human_desk")),
+    ("runtime", ("arena.runtime",)),
     ("storage", ("arena.storage",)),
     ("plugin system", (
         "arena.plugins",
@@ -164,11 +164,14 @@ TOURNAMENTS_LAYERS: Layers = [  # a folder per layer (issue 34), the CLI's modul
     ("ratings", ("arena.tournaments.ratings",)),  # pure functions (see below)
     ("records", ("arena.tournaments.records",)),
     ("running", ("arena.tournaments.running",)),
-    ("services", ("arena.tournaments.services",)),
+    ("services", (
+        "arena.tournaments.services",
+        "arena.tournaments.play",  # the play wing: a front end of runs like any other
+    )),
     ("cli", (
         "arena.tournaments.cli", "arena.tournaments.demo",
-        "arena.tournaments.play_server_cli", "arena.tournaments.services.recurring.cli",
-        "arena.tournaments.plugin",
+        "arena.tournaments.play.cli", "arena.tournaments.play.__main__",
+        "arena.tournaments.services.recurring.cli", "arena.tournaments.plugin",
     )),
 ]
 
@@ -176,7 +179,7 @@ DASHBOARD_LAYERS: Layers = [
     ("base", (
         "arena.dashboard.__init__", "arena.dashboard.filters",
         "arena.dashboard.reading", "arena.dashboard.seatview", "arena.dashboard.charts",
-        "arena.dashboard.arms_table", "arena.dashboard.tables",
+        "arena.dashboard.arms_table", "arena.dashboard.tables", "arena.dashboard.play_link",
     )),
     ("data", (
         "arena.dashboard.context", "arena.dashboard.data", "arena.dashboard.transcript_frames",
@@ -186,7 +189,7 @@ DASHBOARD_LAYERS: Layers = [
         "arena.dashboard.derived", "arena.dashboard.cache", "arena.dashboard.live_board",
         "arena.dashboard.ui", "arena.dashboard.board", "arena.dashboard.following",
     )),
-    ("pages", ("arena.dashboard.views", "arena.dashboard.play")),
+    ("pages", ("arena.dashboard.views",)),
     ("app", ("arena.dashboard.app",)),
 ]
 

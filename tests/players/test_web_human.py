@@ -1,6 +1,7 @@
-"""`human:web?name=...`: requests wait on the desk under the person's name until answered;
-only that person can answer, with one text per register; a timeout takes the request off
-the queue; bad specs are one sentence each."""
+"""`human:web?name=...`: requests wait on the desk its context lends (the play server's)
+under the person's name until answered; only that person can answer, with one text per
+register; a timeout takes the request off the queue; without a desk the seat forfeits at
+once; bad specs are one sentence each."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import asyncio
 
 import pytest
 
-from arena.errors import ConfigError, PlayerError
-from arena.human_desk import get_desk
+from arena.errors import ConfigError, PermanentPlayerError, PlayerError
 from arena.players.people.web import WebHumanPlayer
 from arena.plugins.plugin_types import PlayerContext
 from arena.plugins.registry import Registry
 from arena.protocols.player import GameView, MoveRequest
+from arena.tournaments.play.desk import HumanDesk, MatchNote
 
 
 def request(registers: tuple[str, ...] = ("t",)) -> MoveRequest:
@@ -25,14 +26,17 @@ def request(registers: tuple[str, ...] = ("t",)) -> MoveRequest:
 
 def test_the_person_answers_their_waiting_move() -> None:
     async def scenario() -> dict[str, str]:
-        desk = get_desk()
+        desk = HumanDesk()
         changes: list[str] = []
         desk.listen(changes.append)
-        player = WebHumanPlayer("ada", "human:web?name=ada")
+        # the desk reaches the player through the registry and its context, as in a run
+        lent = Registry.load().with_desk(desk.lend(MatchNote(7, "play")))
+        player = lent.create_player("human:web?name=ada", PlayerContext())
+        assert isinstance(player, WebHumanPlayer)
         move = asyncio.create_task(player.move(request(("t", "t1"))))
         await asyncio.sleep(0)
         (waiting,) = desk.waiting("ada")
-        assert desk.waiting("bea") == []
+        assert desk.waiting("bea") == [] and waiting.note.number == 7
         with pytest.raises(PlayerError):
             desk.answer("bea", waiting.id, {"t": "x", "t1": "y"})  # not bea's move
         with pytest.raises(PlayerError, match="t, t1"):
@@ -47,14 +51,29 @@ def test_the_person_answers_their_waiting_move() -> None:
 
 def test_a_timeout_takes_the_move_off_the_queue() -> None:
     async def scenario() -> None:
-        desk = get_desk()
-        player = WebHumanPlayer("ada", "human:web?name=ada")
+        desk = HumanDesk()
+        player = WebHumanPlayer("ada", "human:web?name=ada", desk=desk)
         with pytest.raises(TimeoutError):
             async with asyncio.timeout(0.05):
                 await player.move(request())
         assert desk.waiting("ada") == []
 
     asyncio.run(scenario())
+
+
+def test_without_a_desk_the_seat_forfeits_at_once() -> None:
+    """`arena run` of a file with a person's seat: nobody can answer, so no hour-long wait."""
+    player = Registry.load().create_player("human:web?name=ada", PlayerContext())
+    with pytest.raises(PermanentPlayerError, match="no play server runs this match"):
+        asyncio.run(player.move(request()))
+
+
+def test_a_registry_lends_its_desk_only_to_the_players_it_builds() -> None:
+    registry = Registry.load()
+    desk = HumanDesk()
+    lent = registry.with_desk(desk)
+    assert lent.desk is desk and registry.desk is None  # the process's registry is untouched
+    assert lent.player_names() == registry.player_names()
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournaments.play_server_cli import server_command
+from arena.tournaments.play.cli import PlayOptions, server_command
 from tests.browser.dashboard_server import ROOT, free_port
 
 
@@ -45,7 +45,12 @@ def test_bad_options_are_one_sentence(args: list[str], says: str) -> None:
      (["--allowed-host", "evil.example:80"], "is not a host name"),
      (["--allowed-host", "a b"], "is not a host name"),
      (["--invite", "a b"], "is not allowed"),
-     (["--people", "/proc/no/people.json"], "--people FILE")],
+     (["--people", "/proc/no/people.json"], "--people FILE"),
+     (["--model", "human"], "cannot play the other seats"),
+     (["--model", "scripted:*"], "not scripted:*"),
+     (["--ladder", "a b"], "is not a tournament name"),
+     (["--judge", "nosuch"], "--judge 'nosuch'"),
+     (["--dashboard-url", "javascript:alert(1)"], "is not a dashboard address")],
 )
 def test_bad_play_options_are_one_sentence(tmp_path: Path, args: list[str], says: str) -> None:
     done = arena("--port", str(free_port()), "--db", f"sqlite:///{tmp_path / 'p.db'}", *args)
@@ -54,17 +59,20 @@ def test_bad_play_options_are_one_sentence(tmp_path: Path, args: list[str], says
 
 
 def test_the_play_options_reach_the_server() -> None:
-    from arena.tournaments.play_server_cli import repeated
-
-    options = [*repeated("--opponent", ["random", "scripted:*"]), "--max-starts", "3"]
-    command = server_command("127.0.0.1", 8600, None, "ngram", 60.0, [], options)
+    options = PlayOptions(judge="ngram", opponents=["random", "scripted:*"], models=["random"],
+                          max_starts=3, ladder="evening", dashboard_url=":8501")
+    command = server_command("127.0.0.1", 8600, None, options)
     assert command[command.index("--opponent") + 1] == "random"
     assert "scripted:*" in command and command[command.index("--max-starts") + 1] == "3"
+    assert command[command.index("--model") + 1] == "random"
+    assert command[command.index("--ladder") + 1] == "evening"
+    assert command[command.index("--dashboard-url") + 1] == ":8501"
 
 
 def test_the_token_is_not_on_the_server_command_line() -> None:
-    command = server_command("0.0.0.0", 8600, None, "ngram", 60.0, [])
-    assert "--token" not in command and command[1:3] == ["-m", "arena.dashboard.play"]
+    command = server_command("0.0.0.0", 8600, None, PlayOptions())
+    assert "--token" not in command and command[1:3] == ["-m", "arena.tournaments.play"]
+    assert command[command.index("--judge") + 1] == "bundled"  # stories a person can read
 
 
 def page_when_up(child: subprocess.Popen[bytes], port: int, within_s: float) -> bytes:
@@ -102,6 +110,17 @@ def test_dashboard_play_needs_a_token_off_loopback() -> None:
     assert done.returncode == 2 and "needs a token" in done.stderr
 
 
+def test_dashboard_play_checks_the_play_options_before_it_starts() -> None:
+    """The play server's own options pass through `arena dashboard --play`, checked first."""
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "dashboard", "--play", "--opponent", "human",
+         "--port", str(free_port()), "--play-port", str(free_port())],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2 and "cannot play the other seats" in done.stderr
+    assert "Traceback" not in done.stderr and "Dashboard:" not in done.stdout
+
+
 def test_dashboard_play_serves_the_page_beside_the_dashboard_and_stops_it(
         tmp_path: Path) -> None:
     from arena.storage import Store
@@ -111,12 +130,23 @@ def test_dashboard_play_serves_the_page_beside_the_dashboard_and_stops_it(
     port, play_port = free_port(), free_port()
     child = subprocess.Popen(
         [sys.executable, "-m", "arena", "dashboard", "--play", "--db", db, "--port", str(port),
-         "--play-port", str(play_port)],
+         "--play-port", str(play_port), "--opponent", "random", "--model", "random",
+         "--ladder", "evening", "--play-judge", "ngram",
+         "--people", str(tmp_path / "people.json")],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
         assert b"Xent Arena: play" in page_when_up(child, play_port, 90)
+        import json
+
+        options = json.loads(urllib.request.urlopen(
+            f"http://127.0.0.1:{play_port}/api/options", timeout=10).read())
+        # the play server's own options, passed through; the page links back to the dashboard
+        assert [o["spec"] for o in options["opponents"]] == ["random"]
+        assert (options["models"], options["ladder"], options["judge"]) == (
+            ["random"], "evening", "ngram")
+        assert options["dashboard"] == f":{port}"
     finally:
         child.send_signal(signal.SIGTERM)
         child.wait(timeout=60)

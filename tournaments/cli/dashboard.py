@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,19 +18,36 @@ from typing import Annotated
 
 import typer
 
-from arena.errors import ArenaError
+from arena.cli.context import registry_of
+from arena.tournaments.cli.child_servers import (
+    LOOPBACK,
+    STOPPED,
+    ServerError,
+    check_port,
+    stop_child,
+)
+from arena.tournaments.play.cli import (
+    AllowedHostOption,
+    InviteOption,
+    LadderOption,
+    MaxSocketsOption,
+    MaxStartsOption,
+    ModelOption,
+    OpponentOption,
+    PeopleOption,
+    PlayOptions,
+    check_options,
+    start_play_server,
+)
 
 dashboard_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 EXTRA = "xent-arena[dashboard]"
 DEFAULT_PORT = 8501
-LOOPBACK = "127.0.0.1"
-STOP_WAIT_S = 10.0
-STOPPED = "dashboard stopped."
-
-
-class DashboardError(ArenaError):
-    """The dashboard cannot start (Streamlit missing, port busy)."""
+PLAY_URL_ENV = "XENT_ARENA_PLAY_URL"  # where the dashboard's Play entry points
+DashboardError = ServerError  # the dashboard cannot start (Streamlit missing, port busy)
+__all__ = ["LOOPBACK", "STOPPED", "DashboardError", "check_port", "dashboard_command",
+           "stop_child"]
 
 
 def app_script() -> Path:
@@ -53,28 +69,6 @@ def require_streamlit() -> None:
         ) from None
 
 
-def check_port(host: str, port: int) -> None:
-    """Raise unless `host:port` can be bound now (Streamlit would fail later, less clearly)."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as error:
-        raise DashboardError(
-            f"Cannot listen on host '{host}': {error.strerror}. Use an address of this "
-            f"machine, e.g. --host {LOOPBACK} (this machine only) or --host 0.0.0.0 (every "
-            "interface)."
-        ) from None
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as error:
-            raise DashboardError(
-                f"Cannot listen on {host}:{port}: {error.strerror}. Pick another port with "
-                f"--port (e.g. --port {port + 1})."
-            ) from None
-
-
 def streamlit_command(host: str, port: int) -> list[str]:
     return [
         sys.executable, "-m", "streamlit", "run", str(app_script()),
@@ -88,19 +82,9 @@ def streamlit_command(host: str, port: int) -> list[str]:
     ]
 
 
-def stop_child(child: subprocess.Popen[bytes]) -> None:
-    """Stop the Streamlit server with SIGTERM, which it obeys even when started with SIGINT
-    ignored (a script's background job inherits that), then kill it if it lingers."""
-    child.terminate()
-    try:
-        child.wait(timeout=STOP_WAIT_S)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.wait()
-
-
 @dashboard_app.command("dashboard")
 def dashboard_command(
+    ctx: typer.Context,
     db: Annotated[
         str | None,
         typer.Option("--db", help="SQLAlchemy URL (default: $XENT_ARENA_DB or the user data dir)."),
@@ -121,15 +105,38 @@ def dashboard_command(
     play_token: Annotated[
         str | None, typer.Option(help="Token of the play page (required off loopback).")
     ] = None,
+    play_judge: Annotated[str, typer.Option(help="Judge of the play page's matches.")]
+    = "bundled",
+    play_move_timeout: Annotated[
+        float, typer.Option(min=1.0, help="Seconds a person has per move on the play page.")
+    ] = 3600.0,
+    play_tournament: Annotated[
+        list[Path] | None, typer.Option(help="A tournament file with human:web entrants for "
+                                       "the play server to run; repeatable.")
+    ] = None,
+    opponent: OpponentOption = None,
+    model: ModelOption = None,
+    ladder: LadderOption = "play",
+    allowed_host: AllowedHostOption = None,
+    people: PeopleOption = None,
+    invite: InviteOption = None,
+    max_starts: MaxStartsOption = 6,
+    max_sockets: MaxSocketsOption = 64,
 ) -> None:
     """Serve the live dashboard (read-only) over an arena database; Ctrl-C or SIGTERM
-    stops it and its Streamlit server (and the play page, with --play)."""
+    stops it and its Streamlit server (and the play page, with --play, which takes the
+    play server's options: `arena play-server --help`)."""
     from arena.storage import DB_ENV, Store, default_db_url, shown_url
 
+    options = PlayOptions(
+        judge=play_judge, move_timeout=play_move_timeout,
+        tournaments=list(play_tournament or []), opponents=list(opponent or []),
+        models=list(model or []), ladder=ladder, allowed_hosts=list(allowed_host or []),
+        people=people, invites=list(invite or []), max_starts=max_starts,
+        max_sockets=max_sockets, dashboard_url=f":{port}",  # the page's host, this port
+    )
     if play:  # a bad play option is told before anything else is checked
-        from arena.tournaments.play_server_cli import check_token
-
-        check_token(host, play_token)
+        check_options(host, play_token, options, registry_of(ctx))
     require_streamlit()
     script = app_script()
     if not script.is_file():
@@ -143,12 +150,11 @@ def dashboard_command(
     Store.open_read_only(url).close()  # a clear error now, before any server starts
     check_port(host, port)
     player = None
-    if play:  # its own server and port: the dashboard's pages never write
-        from arena.tournaments.play_server_cli import start_play_server
-
-        player = start_play_server(host, play_port, url, play_token)
-    typer.echo(f"Dashboard: http://{host}:{port}/  (database {shown_url(url)}; Ctrl-C stops it)")
     env = {**os.environ, DB_ENV: url}
+    if play:  # its own server and port: the dashboard's pages never write
+        player = start_play_server(host, play_port, url, play_token, options, registry_of(ctx))
+        env[PLAY_URL_ENV] = f":{play_port}"  # the dashboard's Play entry: the reader's host
+    typer.echo(f"Dashboard: http://{host}:{port}/  (database {shown_url(url)}; Ctrl-C stops it)")
     child = subprocess.Popen(streamlit_command(host, port), env=env)
     try:
         code = child.wait()

@@ -73,7 +73,7 @@ def run_command(
     """Run a tournament; running it again resumes where it stopped. Ctrl-C or SIGTERM
     stops it keeping every finished match. Prints a start line, progress lines when not on
     a terminal, and the leaderboard at the end."""
-    from arena.tournaments.play_server_cli import browser_entrants
+    from arena.tournaments.play.cli import browser_entrants
     from arena.tournaments.services.run_config import run_file
 
     people = browser_entrants(file)

@@ -6,6 +6,11 @@ writes them at most once per `interval_s`, in a worker thread, and only when som
 changed, or every `beat_s` regardless so a reader can tell a live run from a killed one.
 A failing heartbeat write is logged and retried later: it never stops a run.
 
+A match with a person's seat (`human:web`, the play page) shows its round but none of its
+events while it plays: the Live page is the referee's view, and a person who opened the
+dashboard must not read there what their own seat does not see (the story their partner
+describes). Its events are stored with the match, for the Replay, once it ends.
+
 The heartbeat says the run's phase: making maps (k of N) until the first map is ready, then
 playing (maps k of N still counted while the rest are made); the rate and ETA count only the
 time since play began (`arena.tournaments.running.progress.MatchClock`).
@@ -23,6 +28,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from arena.events import Event
+from arena.specs import parse_spec
 from arena.storage import FinishedMatch, Store
 from arena.storage.live import (
     LIVE_EVENTS,
@@ -74,6 +80,7 @@ class LiveReporter:
         self._counts = _Counts()
         self._in_flight: dict[str, MatchInFlight] = {}
         self._events: dict[str, deque[Event]] = {}  # each match's latest (LIVE_EVENTS)
+        self._private: set[str] = set()  # matches with a person's seat: no live events
         self._status = "running"
         self._started_at = utcnow()
         self._clock = MatchClock()
@@ -98,6 +105,8 @@ class LiveReporter:
 
     def match_started(self, plan: MatchPlan) -> None:
         seats = tuple((s.role, s.participant) for s in plan.seats)
+        if any(_is_person(s.spec) for s in plan.seats):
+            self._private.add(plan.key)
         self._in_flight[plan.key] = MatchInFlight(
             self._run_id, plan.key, plan.game, seats, 0, plan.rounds, utcnow()
         )
@@ -109,8 +118,9 @@ class LiveReporter:
         found = self._in_flight.get(key)
         if found is None:
             return
-        self._events.setdefault(key, deque(maxlen=LIVE_EVENTS)).append(event)
-        self._changed = True
+        if key not in self._private:
+            self._events.setdefault(key, deque(maxlen=LIVE_EVENTS)).append(event)
+            self._changed = True
         if event.round > found.round:
             self._in_flight[key] = MatchInFlight(
                 found.run_id, found.key, found.game, found.seats, event.round, found.rounds,
@@ -121,6 +131,7 @@ class LiveReporter:
     def match_ended(self, key: str) -> None:
         self._in_flight.pop(key, None)
         self._events.pop(key, None)
+        self._private.discard(key)
         self._changed = True
 
     def stored(self, match: FinishedMatch, written: bool) -> None:
@@ -189,3 +200,9 @@ class LiveReporter:
             self._failures += 1
             if self._failures == 1:
                 log.warning("could not write the run's live progress (will retry): %s", error)
+
+
+def _is_person(spec: str) -> bool:
+    """Whether a seat is played by a person in the browser (`human:web?name=...`)."""
+    parsed = parse_spec(spec)
+    return parsed.name == "human" and parsed.arg == "web"

@@ -1,6 +1,7 @@
 """Running tournaments from Python: `run_file` (what `arena run FILE` does) and
 `play_config` for a loaded config (perhaps altered: a scheduled run's own seed, the demo's
-sizes). `arena run`, the scheduler and the demo all go through `play_config`."""
+sizes). `arena run`, the scheduler, the demo and the play server all go through
+`play_config`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from arena.tournaments.ratings.informative import uninformative_roles
 from arena.tournaments.records.from_store import records_from_store
 from arena.tournaments.running.executors.base import create_executor
 from arena.tournaments.running.executors.engine import RunSummary
+from arena.tournaments.running.match_task import EventHook
 from arena.tournaments.running.prepare import PreparedTournament, prepare_tournament
 from arena.tournaments.running.run_snapshots import EVERY_S, SnapshotTicker, store_final_snapshot
 
@@ -30,11 +32,13 @@ async def play_config(
     prepared: PreparedTournament | None = None,
     snapshots: bool = False,
     snapshot_every_s: float = EVERY_S,
+    on_event: EventHook | None = None,
 ) -> RunSummary:
     """Check `config` against `registry` (unless `prepared` is the result of that), then
     play its pending matches into `store` with the executor the config names. With
     `snapshots`, store rating snapshots during the run (every `snapshot_every_s` at most)
-    and after it (`arena.tournaments.running.run_snapshots`)."""
+    and after it (`arena.tournaments.running.run_snapshots`). `on_event(event, match key)` hears
+    every event of the run's matches (the play server follows its people's seats so)."""
     if prepared is None:
         prepared = await asyncio.to_thread(prepare_tournament, config, registry, source)
     executor = create_executor(registry, config.executor)
@@ -42,7 +46,8 @@ async def play_config(
     ticker = SnapshotTicker(store, config.name, snapshot_every_s) if snapshots else None
     async with ticker or contextlib.nullcontext():
         summary = await executor.run(
-            prepared, registry=registry, store=store, concurrency=concurrency, progress=progress
+            prepared, registry=registry, store=store, concurrency=concurrency,
+            progress=progress, on_event=on_event,
         )
     notes = await asyncio.to_thread(run_notes, store, config.name)
     if snapshots:

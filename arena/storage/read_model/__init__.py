@@ -101,6 +101,7 @@ class ReadModel:
 
     # participants
     participant_specs = operation(participants.participant_specs)
+    people = operation(participants.people)
     participant_usage = operation(participants.participant_usage)
 
     # one match's replay

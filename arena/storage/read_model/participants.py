@@ -17,8 +17,9 @@ from arena.redaction import redact, redact_params
 from arena.storage.event_codec import decode_events
 from arena.storage.read_model.filters import Filters
 from arena.storage.read_model.frames import joined_matches, match_conditions, read_frame
-from arena.storage.tables import EventRecord, Match, Participant, Seat
+from arena.storage.tables import EventRecord, Match, Participant, Seat, Tournament
 
+PERSON_SPEC = "human:web"  # a person's seat: `human:web?name=...` (arena.players.people.web)
 USAGE_MATCHES = 200  # the most recent matches whose moves are read for usage
 USAGE_COLUMNS = ["match", "role", "moves", "prompt_tokens", "completion_tokens", "cost_usd",
                  "calls", "duration_s", "match_moves"]
@@ -49,6 +50,22 @@ def participant_specs(engine: Engine, name: str) -> pd.DataFrame:
     frame["model"] = [redact(str(m)) for m in frame["model"]]
     frame["params"] = [_params_text(p) for p in frame.pop("params_json")]
     return frame
+
+
+def people(engine: Engine, tournament: str) -> list[str]:
+    """The tournament's participants who are people (their player is `human:web`, on the
+    play page), sorted: the Leaderboard marks them."""
+    query = (
+        select(col(Participant.name)).distinct()
+        .join(Seat, col(Seat.participant_id) == col(Participant.id))
+        .join(Match, col(Match.id) == col(Seat.match_id))
+        .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
+        .where(col(Tournament.name) == tournament,
+               col(Participant.spec).startswith(PERSON_SPEC, autoescape=True))
+        .order_by(col(Participant.name))
+    )
+    with engine.connect() as conn:
+        return [str(name) for name in conn.execute(query).scalars()]
 
 
 def _params_text(text: Any) -> str:

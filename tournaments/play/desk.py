@@ -1,9 +1,12 @@
-"""The moves waiting for people who play in the browser (`human:web` seats).
+"""The moves waiting for people who play in the browser (`human:web` seats): the play
+server's `PeopleDesk`.
 
-A `human:web` player (`arena.players.people.web`) queues each request here under the
-person's name; the play server (`arena.dashboard.play`) shows a person their queue and
-answers, for a connection holding that person's secret only (the desk trusts its caller
-with the name). It lives in the core so both wings reach it without importing each other.
+The server keeps one desk and lends it, with a note on the match (`HumanDesk.lend`), to the
+players of every run it starts (`Registry.with_desk`, so it reaches a `human:web` player in
+its `PlayerContext`); a player queues each request here under the person's name, and the
+server shows a person their queue and answers, for a connection holding that person's
+secret only (the desk trusts its caller with the name). One desk per server: a person sees
+one queue across all their matches.
 """
 
 from __future__ import annotations
@@ -11,26 +14,27 @@ from __future__ import annotations
 import asyncio
 import itertools
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from arena.errors import PlayerError
 from arena.protocols.judge import Judge
+from arena.protocols.people import PeopleDesk
 from arena.protocols.player import MoveRequest
-from arena.specs import NAME_RE
-
-MAX_NAME_CHARS = 32
 
 
-def person_name_problem(name: str) -> str | None:
-    """Why `name` cannot be a person's name (on the page, in `human:web?name=`), or None."""
-    if not name:
-        return "Enter a name, e.g. ada."
-    if len(name) > MAX_NAME_CHARS or not NAME_RE.fullmatch(name):
-        shown = name[:MAX_NAME_CHARS] + ("…" if len(name) > MAX_NAME_CHARS else "")
-        return (f"The name {shown!r} is not allowed: use up to {MAX_NAME_CHARS} letters, "
-                "digits, '_', '-' and '.', e.g. ada.")
-    return None
+@dataclass(frozen=True)
+class MatchNote:
+    """What the page may say about the match a move belongs to (nothing of its map's
+    seed or story): the server's number for a page match (0 for a tournament file's), its
+    tournament, who plays the other seats, and the seconds a move may take."""
+
+    number: int = 0
+    tournament: str = ""
+    opponents: Mapping[str, str] = field(default_factory=dict)  # role -> player spec
+    timeout_s: float | None = None
+    new_map: bool = False  # a page match: a map drawn for it, new to everyone
 
 
 @dataclass(eq=False)
@@ -44,6 +48,15 @@ class PendingMove:
     order: int
     future: asyncio.Future[dict[str, str]] = field(repr=False)
     judge: Judge | None = field(default=None, repr=False)  # the match's, to count tokens
+    note: MatchNote = field(default_factory=MatchNote)
+    asked_at: float = field(default_factory=time.monotonic)
+
+    def seconds_left(self, now: float | None = None) -> float | None:
+        """Seconds until the move times out (None: no timeout)."""
+        if self.note.timeout_s is None:
+            return None
+        spent = (time.monotonic() if now is None else now) - self.asked_at
+        return max(0.0, self.note.timeout_s - spent)
 
 
 Listener = Callable[[str], None]  # called with the person whose queue changed
@@ -53,7 +66,6 @@ class HumanDesk:
     """The moves waiting for people, by person, in the order they were asked."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.get_running_loop()
         self._pending: dict[str, PendingMove] = {}
         self._listeners: list[Listener] = []
         self._counter = itertools.count()
@@ -62,6 +74,10 @@ class HumanDesk:
         """Call `listener(person)` whenever a person's queue changes; returns an undo."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
+
+    def lend(self, note: MatchNote) -> PeopleDesk:
+        """This desk as the players of one run see it: their moves carry `note`."""
+        return _LentDesk(self, note)
 
     def _changed(self, person: str) -> None:
         for listener in list(self._listeners):
@@ -77,13 +93,14 @@ class HumanDesk:
         return sorted({p.person for p in self._pending.values()})
 
     async def ask(
-        self, person: str, request: MoveRequest, judge: Judge | None = None
+        self, person: str, request: MoveRequest, judge: Judge | None = None,
+        note: MatchNote | None = None,
     ) -> dict[str, str]:
         """Queue `request` for `person` and wait for their answer (cancellable: a timeout
         takes it off the queue)."""
         pending = PendingMove(
             secrets.token_urlsafe(16), person, request, next(self._counter),
-            self.loop.create_future(), judge,
+            asyncio.get_running_loop().create_future(), judge, note or MatchNote(),
         )
         self._pending[pending.id] = pending
         self._changed(person)
@@ -105,15 +122,13 @@ class HumanDesk:
         pending.future.set_result({r: moves[r] for r in wanted})
 
 
-_DESKS: dict[asyncio.AbstractEventLoop, HumanDesk] = {}
+class _LentDesk:
+    """The desk lent to one run's players: each move it queues carries the run's note."""
 
+    def __init__(self, desk: HumanDesk, note: MatchNote) -> None:
+        self._desk, self._note = desk, note
 
-def get_desk() -> HumanDesk:
-    """The running event loop's desk, created on first use."""
-    loop = asyncio.get_running_loop()
-    for old in [k for k in _DESKS if k.is_closed()]:
-        del _DESKS[old]
-    desk = _DESKS.get(loop)
-    if desk is None:
-        desk = _DESKS[loop] = HumanDesk()
-    return desk
+    async def ask(
+        self, person: str, request: MoveRequest, judge: Judge | None = None
+    ) -> dict[str, str]:
+        return await self._desk.ask(person, request, judge, self._note)

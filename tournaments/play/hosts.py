@@ -90,3 +90,30 @@ class HostRule:
         """True for a request without `Origin` (not from a browser page) or from the
         page's own origin."""
         return origin is None or origin == f"{scheme}://{host_header}"
+
+
+def dashboard_url(text: str) -> str:
+    """The dashboard's address for the page's links, as the organiser gives it: empty (no
+    links), `:PORT` (the host the page was reached by, that port: what `arena dashboard
+    --play` passes) or an http(s) URL; anything else is ConfigError."""
+    from urllib.parse import urlsplit
+
+    from arena.errors import ConfigError
+
+    text = text.strip().rstrip("/")
+    if not text:
+        return ""
+    if text.startswith(":") and text[1:].isdigit() and 0 < int(text[1:]) < 65536:
+        return text
+    try:
+        parts = urlsplit(text)
+        _ = parts.port  # a port that is not a number raises ValueError
+        fine = (parts.scheme in ("http", "https") and bool(parts.hostname)
+                and not parts.query and not parts.fragment)
+    except ValueError:
+        fine = False
+    if not fine or any(c.isspace() or c in "\"'<>\\`" for c in text) or len(text) > 200:
+        raise ConfigError(f"--dashboard-url {text[:80]!r} is not a dashboard address: give "
+                          "an http(s) URL such as http://127.0.0.1:8501 or :8501 (the page's "
+                          "host, that port).")
+    return text

@@ -25,7 +25,7 @@ from filelock import FileLock
 from pydantic import BaseModel, Field, ValidationError
 
 from arena.errors import ConfigError
-from arena.human_desk import person_name_problem as person_name_problem  # its home
+from arena.protocols.people import person_name_problem as person_name_problem  # its home
 
 MAX_SECRET_CHARS = 128  # made ones have 32; longer input is not worth hashing
 MAX_PEOPLE = 10_000

@@ -43,33 +43,35 @@ class Opponents:
     entries: tuple[Opponent, ...]
 
     @classmethod
-    def from_specs(cls, specs: Iterable[str], registry: Registry) -> Opponents:
+    def from_specs(cls, specs: Iterable[str], registry: Registry,
+                   option: str = "--opponent") -> Opponents:
         """Check the organiser's specs (known kinds, valid options); raises ConfigError
-        naming the first bad one."""
+        naming the first bad one (and the `option` it came with). The ladder's models
+        (`--model`) are held to the same rules: they are programs run here too."""
         entries = []
         for text in dict.fromkeys(s.strip() for s in specs):
             spec = parse_spec(text)
             if spec.name not in registry.player_names():
                 raise ConfigError(
-                    f"--opponent {text!r}: no player kind '{spec.name}'. Installed kinds: "
+                    f"{option} {text!r}: no player kind '{spec.name}'. Installed kinds: "
                     f"{', '.join(registry.player_names())}."
                 )
             if spec.name in NEVER:
                 raise ConfigError(
-                    f"--opponent {text!r}: '{spec.name}' cannot play the other seats of a "
+                    f"{option} {text!r}: '{spec.name}' cannot play the other seats of a "
                     "page match (they are played by programs in this server). Pick from "
                     f"e.g. {', '.join(DEFAULT_OPPONENTS)}."
                 )
             if any(is_secret_param(k) for k in spec.params) or looks_like_key(text):
                 raise ConfigError(
-                    f"--opponent {spec.name}:…: the page lists this spec to every visitor, "
+                    f"{option} {spec.name}:…: the page lists this spec to every visitor, "
                     "so it may not hold a key; name the variable that holds it instead, "
                     "e.g. api_key_env=OPENAI_API_KEY."
                 )
             if spec.arg == ANY_TEXT:
                 if spec.name not in TEXT_KINDS or spec.params:
                     raise ConfigError(
-                        f"--opponent {text!r}: only {', '.join(TEXT_KINDS)} may take its "
+                        f"{option} {text!r}: only {', '.join(TEXT_KINDS)} may take its "
                         f"argument from the page, written '{TEXT_KINDS[0]}:*' without "
                         "options; give the other kinds in full, e.g. hf:bundled."
                     )
@@ -77,10 +79,10 @@ class Opponents:
                 try:  # a bad option is the organiser's to hear now, not a visitor's
                     registry.check_spec("player", spec)
                 except ArenaError as error:
-                    raise ConfigError(f"--opponent {text!r}: {error}") from None
+                    raise ConfigError(f"{option} {text!r}: {error}") from None
             entries.append(Opponent(text, registry.player_entry(spec.name).description))
         if not entries:
-            raise ConfigError("Give at least one --opponent, e.g. --opponent random.")
+            raise ConfigError(f"Give at least one {option}, e.g. {option} random.")
         return cls(tuple(entries))
 
     def check(self, role: str, text: str) -> str:
