@@ -76,7 +76,9 @@ class Run(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int = Field(foreign_key="tournaments.id", index=True)
-    status: str = Field(description="running, done, interrupted or failed")
+    status: str = Field(
+        description="running, done, incomplete, interrupted, failed or \"stopped: <why>\""
+    )
     planned: int = Field(description="matches in the schedule")
     pending: int = Field(description="matches not yet stored as done when the run started")
     config_sha256: str

@@ -200,6 +200,9 @@ def _report(summary: RunSummary, db: str | None, said: list[str]) -> None:
                 else ""
             )
         )
+        if summary.stop_reason is not None:
+            typer.echo(f"stopped: {summary.stop_reason}; {summary.stopped} planned match(es) "
+                       "not played (run again to play them after changing the rule).")
         if summary.no_results:
             typer.echo(
                 f"{summary.no_results} match(es) ended with no result (an ensure line over its "

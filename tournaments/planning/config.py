@@ -15,6 +15,10 @@ Example::
     maps = 2                 # default map slots per game (a game whose roles see different
                              # things of a map plays a slot on several maps: README)
     npc = "random"           # NPC participant for every non-main role (eval mode)
+    stop_when = "settled"    # stop once the intervals of the best `settle_top` (default all)
+    settle_top = 3           # no longer overlap at `confidence` (default 0.95); or stop at
+    max_matches = 500        # a number of matches, or a budget of the players' tokens or
+    budget_usd = 2.5         # dollars (budget_tokens, budget_usd): the first rule met stops
 
     [concurrency]
     global = 8               # matches in flight
@@ -81,6 +85,9 @@ MAX_ROUNDS = 1_000
 MAX_ENTRIES = 1_000  # participants, and games
 MAX_MATCHES = 1_000_000
 MAX_CONCURRENCY = 10_000
+MAX_BUDGET_TOKENS = 10**15
+MAX_BUDGET_USD = 1e9
+SETTLE_KEYS = ("settle_top", "confidence")  # mean something only with stop_when = "settled"
 
 
 def check_spec(text: str) -> str:
@@ -263,6 +270,24 @@ class TournamentConfig(_Strict):
     ray: RayConfig = Field(default_factory=RayConfig)
     participants: list[ParticipantConfig] = Field(min_length=1, max_length=MAX_ENTRIES)
     games: list[GameConfig] = Field(min_length=1, max_length=MAX_ENTRIES)
+    # when a run has done enough (arena.tournaments.ratings.stopping); `stop_problems`
+    stop_when: Literal["settled"] | None = Field(
+        default=None, description="settled: stop once the ranking's intervals stop overlapping"
+    )
+    settle_top: int | None = Field(
+        default=None, ge=1, le=MAX_ENTRIES, description="settled: only the best N (default all)"
+    )
+    confidence: float = Field(default=0.95, description="settled: the intervals' confidence")
+    max_matches: int | None = Field(
+        default=None, ge=1, le=MAX_MATCHES, description="stop once this many are stored"
+    )
+    budget_tokens: int | None = Field(
+        default=None, ge=1, le=MAX_BUDGET_TOKENS, description="stop once players used this many"
+    )
+    budget_usd: float | None = Field(
+        default=None, gt=0, le=MAX_BUDGET_USD,
+        description="stop once players spent this much (litellm's prices)",
+    )
 
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
     # games = "scope:NAME": each scope game's (text, file name) by label, from the database
@@ -271,6 +296,16 @@ class TournamentConfig(_Strict):
     _norm = field_validator("normalisation", mode="before")(_normalisation_setting)
     _limits = field_validator("limits", mode="before")(_limit_sizes)
     _specs = field_validator("judge", "stories")(check_spec)
+
+    @field_validator("confidence")
+    @classmethod
+    def _confidence(cls, value: float) -> float:
+        if not 0.5 <= value <= 0.999:
+            raise ValueError(
+                "is the share of intervals that should hold the true rating: a number from "
+                "0.5 to 0.999; write e.g. confidence = 0.95"
+            )
+        return value
 
     @property
     def base_dir(self) -> Path:
@@ -342,7 +377,7 @@ def parse_tournament(
         problems += from_validation_error(error, data, FIELDS)
     problems += reference_problems(data)
     if config is not None:
-        problems += size_problems(config)
+        problems += size_problems(config) + stop_problems(config)
     if (problems or config is None) and registry is not None:
         problems += registry_problems(data, registry, base_dir or Path.cwd())
     if problems or config is None:
@@ -415,6 +450,30 @@ def size_problems(config: TournamentConfig) -> list[Problem]:
             show_value=False,
         )
     ]
+
+
+def stop_problems(config: TournamentConfig) -> list[Problem]:
+    """Stopping keys that cannot work together: settle_top or confidence without
+    stop_when = "settled", a settle_top above the number of entrants."""
+    problems = []
+    if config.stop_when != "settled":
+        for key in SETTLE_KEYS:
+            if key in config.model_fields_set:
+                problems.append(Problem(
+                    key,
+                    'applies only when the run stops once settled; add stop_when = "settled" '
+                    f"or remove {key}",
+                    getattr(config, key),
+                ))
+    entrants = sum(not p.npc_only for p in config.participants)
+    if config.settle_top is not None and config.settle_top > entrants:
+        problems.append(Problem(
+            "settle_top",
+            f"is more than the {entrants} rated participant(s); write at most "
+            f"settle_top = {entrants}, or leave it out to settle them all",
+            config.settle_top,
+        ))
+    return problems
 
 
 def reference_problems(data: Mapping[str, Any]) -> list[Problem]:

@@ -58,16 +58,21 @@ from arena.storage import (
 from arena.tournaments.planning.pairings import MatchPlan
 from arena.tournaments.planning.plugin_problems import JUDGE_STORIES
 from arena.tournaments.planning.stories.spec_paths import story_spec
+from arena.tournaments.ratings.stopping import StopRules
 from arena.tournaments.running.executors.map_prep import MapPreparation
 from arena.tournaments.running.live_reporter import LiveReporter
 from arena.tournaments.running.match_task import EventHook, MatchContext, judge_backend, play_plan
 from arena.tournaments.running.prepare import PreparedTournament
 from arena.tournaments.running.progress import NoProgress, ProgressSink, judge_metrics
+from arena.tournaments.running.stop_watch import StopWatch
 
 # Plays one match (`play_plan` in this process; the Ray executor's runner in a Ray task).
 MatchRunner = Callable[
     [MatchPlan, LoadedGame, GameMap, int, MatchContext], Awaitable[FinishedMatch]
 ]
+
+
+STOPPED = "stopped"  # a run whose stopping rule was met (tournament keys stop_when, ...)
 
 
 @dataclass
@@ -84,7 +89,9 @@ class RunSummary:
     map_failures: int = 0  # matches not played because their map could not be made
     rounds: int = 0
     wall_s: float = 0.0
-    status: str = "running"
+    status: str = "running"  # running, done, incomplete, stopped, interrupted or failed
+    stopped: int = 0  # matches not played because a stopping rule was met
+    stop_reason: str | None = None  # the rule met and why, in one sentence (issue 33)
     abandoned_runs: tuple[int, ...] = ()  # earlier runs found dead and marked interrupted
     notes: tuple[str, ...] = ()  # warnings for the end of the run (roles measuring nothing)
 
@@ -268,8 +275,14 @@ async def run_tournament(
         done_before=summary.already_done, metrics=judge_metrics(judge),
     )
 
+    rules = StopRules.of(config)
+    watch = (StopWatch(rules, store, config.name, tournament.entrants, summary.already_done)
+             if rules.any else None)
+
     def observe(event: Event, key: str) -> None:
         live.on_event(event, key)
+        if watch is not None:
+            watch.on_event(event)
         if on_event is not None:
             on_event(event, key)
 
@@ -338,6 +351,10 @@ async def run_tournament(
             playing()
             providers = [provider[s.spec] for s in plan.seats]
             async with limits.slot(providers):
+                # asked with a slot in hand: the matches stored meanwhile count
+                if watch is not None and await watch.should_stop():
+                    summary.stopped += 1
+                    return
                 if not await book.take(plan.key):  # another driver plays it, or stored it
                     summary.claimed_elsewhere += 1
                     return
@@ -348,6 +365,8 @@ async def run_tournament(
                     match = await runner(plan, game.game, game_map, map_id, context)
                 finally:
                     live.match_ended(plan.key)
+            if watch is not None:  # counted when played: the writer stores in batches
+                watch.played(match)
             writer.submit(match)
 
         async with MatchWriter(store, on_written=stored) as writer, asyncio.TaskGroup() as group:
@@ -355,6 +374,8 @@ async def run_tournament(
             for plan in pending:
                 group.create_task(play(plan))
         summary.status = "done" if not maps.failures else "incomplete"
+        if watch is not None and watch.decision is not None:
+            summary.status, summary.stop_reason = STOPPED, watch.decision.reason
     except BaseExceptionGroup as group:
         summary.status = "failed"
         storage = group.subgroup(StorageError)
@@ -377,7 +398,10 @@ async def run_tournament(
         await asyncio.shield(live.close())
         await asyncio.shield(book.settle())
         await asyncio.shield(store.release_claims.in_thread(run_id))
-        await asyncio.shield(asyncio.to_thread(store.finish_run, run_id, summary.status))
+        # a stopped run stores why with its status ("stopped: settled: ..."): runs show it
+        final = summary.status if summary.stop_reason is None else (
+            f"{STOPPED}: {summary.stop_reason}")
+        await asyncio.shield(asyncio.to_thread(store.finish_run, run_id, final))
     return summary
 
 

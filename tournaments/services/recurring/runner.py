@@ -34,7 +34,7 @@ from arena.storage.schedules import ScheduleRecord
 from arena.storage.tables import utcnow
 from arena.tournaments.planning.config import TournamentConfig, load_tournament
 from arena.tournaments.records.rating_store import store_snapshot
-from arena.tournaments.running.executors.engine import RunSummary
+from arena.tournaments.running.executors.engine import STOPPED, RunSummary
 from arena.tournaments.services.recurring.schedules import find_schedule, next_run_time
 from arena.tournaments.services.run_config import play_config
 
@@ -142,7 +142,8 @@ async def _run(
         snapshot = await asyncio.to_thread(
             store_snapshot, store, plan.config.name, run_id=summary.run_id
         )
-        status = DONE if summary.status == "done" and not summary.errors else "incomplete"
+        status = (DONE if summary.status in ("done", STOPPED) and not summary.errors
+                  else "incomplete")
         await store.finish_schedule_run.in_thread(
             run_id, status, tournament_run_id=summary.run_id,
             snapshot_id=snapshot, written=summary.written,

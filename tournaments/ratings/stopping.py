@@ -1,0 +1,189 @@
+"""Stopping rules: when a run has done enough, and why (a sentence stored with the run).
+
+Pure functions of what a run knows after each stored match: the number of matches, what the
+players spent (the ``usage`` their moves reported: tokens, and dollars from litellm's cost
+map, `arena.players.llm.player`) and the board (leaderboard rows at the rules'
+``confidence``). The first rule met stops the run; they are checked in a fixed order, the
+hard limits first: ``budget_usd``, ``budget_tokens``, ``max_matches``, then ``settled``.
+
+- ``settled``: the best ``settle_top`` participants (default all) each have one rank left:
+  their rank ranges (`arena.tournaments.ratings.bootstrap.rank_ranges`, from intervals at
+  ``confidence``) are single ranks, so no interval among them overlaps another. An entrant
+  with no rated match yet keeps every run unsettled.
+- ``max_matches``, ``budget_tokens``, ``budget_usd``: reached when the stored matches, the
+  tokens or the dollars are at least the limit. A match in flight finishes, so the final
+  spend may pass a budget by what the matches in flight spend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from arena.events import ElicitResponse, Event
+from arena.tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.leaderboard import LeaderboardRow
+
+if TYPE_CHECKING:
+    from arena.tournaments.planning.config import TournamentConfig
+
+StopRule = Literal["budget_usd", "budget_tokens", "max_matches", "settled"]
+
+
+@dataclass(frozen=True)
+class StopRules:
+    """The tournament's stopping rules (its keys of the same names); all None: play every
+    planned match."""
+
+    stop_when: Literal["settled"] | None = None
+    settle_top: int | None = None
+    confidence: float = 0.95
+    max_matches: int | None = None
+    budget_tokens: int | None = None
+    budget_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.confidence < 1.0:
+            raise RatingInputError(
+                f"confidence={self.confidence}; it must lie strictly between 0 and 1 "
+                "(e.g. 0.95)."
+            )
+
+    @classmethod
+    def of(cls, config: TournamentConfig) -> StopRules:
+        return cls(
+            stop_when=config.stop_when,
+            settle_top=config.settle_top,
+            confidence=config.confidence,
+            max_matches=config.max_matches,
+            budget_tokens=config.budget_tokens,
+            budget_usd=config.budget_usd,
+        )
+
+    @property
+    def any(self) -> bool:
+        return any(
+            v is not None
+            for v in (self.stop_when, self.max_matches, self.budget_tokens, self.budget_usd)
+        )
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What players reported spending: tokens, dollars, model calls."""
+
+    prompt_tokens: float = 0.0
+    completion_tokens: float = 0.0
+    cost_usd: float = 0.0
+    calls: float = 0.0
+
+    @property
+    def tokens(self) -> float:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Spend) -> Spend:
+        return Spend(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cost_usd + other.cost_usd,
+            self.calls + other.calls,
+        )
+
+    @classmethod
+    def of_usage(cls, usage: Mapping[str, float] | None) -> Spend:
+        """A move's `ElicitResponse.usage` (None: the player reports nothing)."""
+        if not usage:
+            return cls()
+        return cls(
+            float(usage.get("prompt_tokens", 0.0)),
+            float(usage.get("completion_tokens", 0.0)),
+            float(usage.get("cost_usd", 0.0)),
+            float(usage.get("calls", 0.0)),
+        )
+
+
+def spend_of_events(events: Iterable[Event]) -> Spend:
+    """The spend of one match: the sum of its moves' reported usage."""
+    total = Spend()
+    for event in events:
+        if isinstance(event, ElicitResponse):
+            total += Spend.of_usage(event.usage)
+    return total
+
+
+@dataclass(frozen=True)
+class StopDecision:
+    """Which rule stopped the run and why, in one sentence (stored with the run)."""
+
+    rule: StopRule
+    reason: str
+
+
+def _ranked(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
+    return sorted(rows, key=lambda r: (-r.rating, r.participant))
+
+
+def settled(
+    rows: Sequence[LeaderboardRow],
+    settle_top: int | None = None,
+    entrants: Collection[str] = (),
+) -> str | None:
+    """Why the ranking is not settled yet (None: it is), for the best ``settle_top`` of
+    ``rows`` (all when None); every one of ``entrants`` must be on the board."""
+    missing = sorted(set(entrants) - {r.participant for r in rows})
+    if missing:
+        return f"{', '.join(missing)} ha{'s' if len(missing) == 1 else 've'} no rated match yet"
+    ranked = _ranked(rows)
+    top = ranked if settle_top is None else ranked[:settle_top]
+    open_ = [r for r in top if r.rank_low != r.rank_high]
+    if not open_:
+        return None
+    first = open_[0]
+    return (
+        f"{len(open_)} of the top {len(top)} still share ranks "
+        f"(e.g. {first.participant}: ranks {first.rank_low}-{first.rank_high})"
+    )
+
+
+def check_stop(
+    rules: StopRules,
+    *,
+    matches: int,
+    spend: Spend = Spend(),
+    board: Sequence[LeaderboardRow] | None = None,
+    entrants: Collection[str] = (),
+) -> StopDecision | None:
+    """The first rule met (module docstring), or None to go on. ``matches``: the
+    tournament's stored matches; ``board``: its leaderboard at ``rules.confidence`` (None:
+    not rated yet); ``entrants``: who must be on the board before it can be settled."""
+    if rules.budget_usd is not None and spend.cost_usd >= rules.budget_usd:
+        return StopDecision(
+            "budget_usd",
+            f"budget_usd: players spent ${spend.cost_usd:.4f}, the budget is "
+            f"${rules.budget_usd:.4f} (after {matches} matches)",
+        )
+    if rules.budget_tokens is not None and spend.tokens >= rules.budget_tokens:
+        return StopDecision(
+            "budget_tokens",
+            f"budget_tokens: players used {spend.tokens:,.0f} tokens, the budget is "
+            f"{rules.budget_tokens:,} (after {matches} matches)",
+        )
+    if rules.max_matches is not None and matches >= rules.max_matches:
+        return StopDecision(
+            "max_matches",
+            f"max_matches: {matches} matches stored, the limit is {rules.max_matches}",
+        )
+    if rules.stop_when != "settled" or board is None or not board:
+        return None
+    level = f"{rules.confidence:.0%}"
+    if settled(board, rules.settle_top, entrants) is not None:
+        return None
+    ranked = _ranked(board)
+    top = len(ranked) if rules.settle_top is None else min(rules.settle_top, len(ranked))
+    names = ", ".join(r.participant for r in ranked[:top])
+    return StopDecision(
+        "settled",
+        f"settled: the {level} intervals of the top {top} no longer overlap after "
+        f"{matches} matches ({names})",
+    )

@@ -1,0 +1,85 @@
+"""A run's stopping rules at work (issue 33): the engine asks before each match whether the
+run has done enough (`arena.tournaments.ratings.stopping`), and a run that has stops taking
+new matches; the matches in flight finish and are stored.
+
+What it counts: the tournament's done matches (those stored before this run included, so a
+resumed run stops at once when `max_matches` is met; this run's as they finish, the
+writer storing them in batches), and what this run's players reported
+spending (`ElicitResponse.usage`): a budget is per run, as a recurring tournament's nightly
+run spends its own. `stop_when = "settled"` rates the stored matches as `arena ratings`
+does (the one record builder, the default 1 000 resamples, at the file's `confidence`)
+once every `entrants` new matches, in a thread, never holding up the matches meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from arena.events import ElicitResponse, Event
+from arena.storage import MATCH_DONE, FinishedMatch, Store
+from arena.tournaments.ratings.leaderboard import LeaderboardRow
+from arena.tournaments.ratings.service import RatingOptions, compute_ratings
+from arena.tournaments.ratings.stopping import Spend, StopDecision, StopRules, check_stop
+from arena.tournaments.records.rating_store import load_inputs
+
+
+class StopWatch:
+    """Counts a run's matches and spend, rates it now and then, and says when to stop."""
+
+    def __init__(
+        self, rules: StopRules, store: Store, tournament: str, entrants: Sequence[str],
+        stored_before: int,
+    ) -> None:
+        self.rules = rules
+        self._store, self._tournament, self._entrants = store, tournament, tuple(entrants)
+        self._matches = stored_before  # done: stored before this run, or played in it
+        self._started = stored_before  # done or in flight: what `max_matches` counts
+        self._spend = Spend()
+        self._rated_at: int | None = None  # matches when the board was last computed
+        self._step = max(1, len(self._entrants))
+        self._rating = asyncio.Lock()
+        self.decision: StopDecision | None = None
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, ElicitResponse) and event.usage:
+            self._spend += Spend.of_usage(event.usage)
+
+    def played(self, match: FinishedMatch) -> None:
+        if match.status == MATCH_DONE:
+            self._matches += 1
+
+    async def should_stop(self) -> bool:
+        """Whether the run has done enough (else the caller plays its match); rates the
+        board first when it is due (while one match rates it, the others go on with what
+        is known)."""
+        if self.decision is not None:
+            return True
+        if self._rating.locked():
+            self._started += 1
+            return False
+        async with self._rating:
+            board = None
+            if self._due():
+                self._rated_at = self._matches
+                board = await asyncio.to_thread(self._board)
+            limit = self.rules.max_matches
+            if limit is not None and self._started >= limit:  # the in-flight ones finish
+                self.decision = check_stop(self.rules, matches=self._started)
+            else:
+                self.decision = check_stop(self.rules, matches=self._matches,
+                                           spend=self._spend, board=board,
+                                           entrants=self._entrants)
+            if self.decision is None:
+                self._started += 1  # the caller plays its match
+        return self.decision is not None
+
+    def _due(self) -> bool:
+        if self.rules.stop_when != "settled" or self._matches == 0:
+            return False
+        return self._rated_at is None or self._matches - self._rated_at >= self._step
+
+    def _board(self) -> list[LeaderboardRow]:
+        inputs = load_inputs(self._store, [self._tournament])
+        options = RatingOptions(confidence=self.rules.confidence, min_comparisons=0)
+        return list(compute_ratings(inputs, options).rows)
