@@ -1,64 +1,69 @@
-"""Contracts are declared, not reached by side doors (issue 34 item 3): every
-`typing.Protocol` a plugin or another wing implements lives in `arena/protocols/`. A
-protocol defined anywhere else must be listed below with why it stays where it is, so a
-new contract cannot appear outside the contracts package unnoticed."""
+"""Contracts are plain data: every dataclass in `arena.protocols` holds strings, numbers,
+paths, containers of those, other contract types, or a lent service named by a contract
+protocol (a `Judge`), never a loaded game or a registry (issue 23)."""
 
 from __future__ import annotations
 
-import ast
+import dataclasses
+import importlib
+import pkgutil
+import types
+import typing
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-WINGS = ("arena", "judges", "players", "tournaments", "dashboard")
+import arena.protocols
+from arena.protocols.judge import Judge
 
-# (module path, class): protocols outside arena/protocols/, each for a reason.
-KEPT_WHERE_USED = {
-    # types named by a wing's own signatures: arena/protocols/ may not import a wing
-    ("tournaments/running/executors/base.py", "Executor"),  # run(PreparedTournament) -> RunSummary
-    ("tournaments/records/rating_store.py", "RatingSource"),  # yields the wing's RatingInputs
-    ("tournaments/running/progress.py", "ProgressSink"),  # the engine's progress callbacks
-    # structural types of one module's own arguments, implemented by nobody else
-    ("tournaments/planning/match_order.py", "_Seat"),
-    ("tournaments/planning/match_order.py", "Orderable"),
-    ("tournaments/records/from_store.py", "Named"),
-    ("judges/hf/encoded.py", "EncodingJudge"),  # the hf judge's batch planners' view of it
-    ("arena/gamespace/transfer/oracle.py", "TransferOracle"),  # the game space's own seam
-}
+PLAIN = {str, int, float, bool, bytes, type(None), Path, object}
+CONTAINERS = {tuple, list, dict, frozenset, set}
+LENT_SERVICES = {Judge}  # a running judge is lent to the fine-tuner, see arena.protocols.finetune
 
 
-def protocols_outside() -> set[tuple[str, str]]:
-    found = set()
-    for wing in WINGS:
-        for path in (REPO / wing).rglob("*.py"):
-            rel = path.relative_to(REPO).as_posix()
-            if rel.startswith("arena/protocols/") or "/build/" in rel or rel.startswith(
-                    tuple(f"arena/{w}/" for w in WINGS[1:])):
-                continue
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ClassDef) and any(
-                    (isinstance(b, ast.Name) and b.id == "Protocol")
-                    or (isinstance(b, ast.Subscript) and isinstance(b.value, ast.Name)
-                        and b.value.id == "Protocol")
-                    or (isinstance(b, ast.Attribute) and b.attr == "Protocol")
-                    for b in node.bases
-                ):
-                    found.add((rel, node.name))
+def contract_dataclasses() -> list[type]:
+    found = []
+    for info in pkgutil.iter_modules(arena.protocols.__path__, "arena.protocols."):
+        module = importlib.import_module(info.name)
+        found += [
+            value for value in vars(module).values()
+            if isinstance(value, type) and dataclasses.is_dataclass(value)
+            and value.__module__ == module.__name__
+        ]
     return found
 
 
-def test_every_protocol_outside_the_contracts_package_is_listed_with_its_reason() -> None:
-    found = protocols_outside()
-    new = sorted(found - KEPT_WHERE_USED)
-    assert not new, (
-        f"protocols declared outside arena/protocols/: {new}; declare the contract in "
-        "arena/protocols/ (or, if only its own module uses it, list it in KEPT_WHERE_USED)"
-    )
-    gone = sorted(KEPT_WHERE_USED - found)
-    assert not gone, f"these are no longer protocols there; remove them from the list: {gone}"
+def foreign_types(hint: object) -> list[str]:
+    """The parts of a type hint that are not plain data or contract types."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return []
+    if origin is not None:  # X | None, tuple[...], Mapping[...], Sequence[...]
+        container = origin in CONTAINERS or origin in (types.UnionType, typing.Union)
+        own = [] if container or origin.__module__ == "collections.abc" else [repr(origin)]
+        return own + [bad for arg in typing.get_args(hint) for bad in foreign_types(arg)]
+    if hint is Ellipsis or hint in PLAIN or hint in LENT_SERVICES:
+        return []
+    if isinstance(hint, type) and hint.__module__.startswith("arena.protocols"):
+        return []
+    return [repr(hint)]
 
 
-def test_the_story_sources_per_map_contract_is_declared() -> None:
-    """`for_map` was looked up by name (getattr); it is now a declared protocol."""
-    prep = (REPO / "tournaments/running/executors/map_prep.py").read_text(encoding="utf-8")
-    assert "MapBoundStorySource" in prep and '"for_map"' not in prep
+def test_every_contract_dataclass_is_plain_data() -> None:
+    classes = contract_dataclasses()
+    assert {"FineTuneRequest", "ParentGame", "Proposal", "ChatReply", "GameView"} <= {
+        c.__name__ for c in classes
+    }
+    offenders = {
+        f"{cls.__module__}.{cls.__name__}.{name}": bad
+        for cls in classes
+        for name, hint in typing.get_type_hints(cls).items()
+        if (bad := foreign_types(hint))
+    }
+    assert not offenders, f"contracts must be plain data: {offenders}"
+
+
+def test_the_check_would_catch_a_loaded_game() -> None:
+    from arena.match_setup import LoadedGame
+    from arena.plugins.registry import Registry
+
+    assert foreign_types(LoadedGame) and foreign_types(Registry | None)
+    assert not foreign_types(tuple[float, ...]) and not foreign_types(dict[str, object])
