@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -395,3 +397,61 @@ def test_the_layer_check_would_catch_a_violation(tmp_path: Path) -> None:
     assert "arena.runtime.match" in imported_modules(bad)
     assert within("arena.runtime.match", "arena.runtime")
     assert not within("arena.runtimes", "arena.runtime")
+
+
+# --- the map a newcomer reads: docs/architecture.md's layer tables, drawn from the lists
+# above and the files on disk, so the document cannot drift from the code (issue 34).
+
+DOC = REPO / "docs" / "architecture.md"
+MAP_BEGIN = "<!-- layers: drawn by tests/meta/test_architecture.py (--write); do not edit -->"
+MAP_END = "<!-- /layers -->"
+
+
+def _short(name: str, wing: str) -> str:
+    """`arena.tournaments.running` -> running/; `arena.lang` -> lang/ (a folder) or the
+    module's name (`arena.errors` -> errors)."""
+    prefix = "arena." if wing == "arena" else f"arena.{wing}."
+    rest = name.removeprefix(prefix)
+    folder = REPO / (wing if wing != "arena" else "arena") / Path(*rest.split("."))
+    return f"{rest.replace('.', '/')}/" if folder.is_dir() else rest.replace(".", "/")
+
+
+def layer_map() -> str:
+    """Every wing's layers, lowest first, with what each covers and how many modules."""
+    lines = [MAP_BEGIN, ""]
+    for wing, layers in WING_LAYERS.items():
+        counts: dict[int, int] = defaultdict(int)
+        for path in python_files(wing):
+            if "build" in path.relative_to(REPO).parts:
+                continue
+            index = layer_of(module_of(path), layers)
+            if index is not None:
+                counts[index] += 1
+        lines += [f"`{wing}/` ({sum(counts.values())} modules)", "",
+                  "| # | layer | holds | modules |", "|---|---|---|---|"]
+        for i, (name, names) in enumerate(layers):
+            holds = ", ".join(f"`{_short(n, wing)}`" for n in names)
+            lines.append(f"| {i + 1} | {name} | {holds} | {counts[i]} |")
+        lines.append("")
+    return "\n".join([*lines, MAP_END])
+
+
+def documented_map() -> str | None:
+    text = DOC.read_text(encoding="utf-8")
+    start, end = text.find(MAP_BEGIN), text.find(MAP_END)
+    return None if start < 0 or end < 0 else text[start : end + len(MAP_END)]
+
+
+def test_the_architecture_doc_draws_the_layers_as_the_code_has_them() -> None:
+    assert documented_map() == layer_map(), (
+        "docs/architecture.md's layer tables differ from the code's layers; redraw them: "
+        "python tests/meta/test_architecture.py --write"
+    )
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
+    current = documented_map()
+    text = DOC.read_text(encoding="utf-8")
+    if current is None:
+        raise SystemExit(f"{DOC}: add the two marker lines {MAP_BEGIN!r} and {MAP_END!r}")
+    DOC.write_text(text.replace(current, layer_map()), encoding="utf-8")
