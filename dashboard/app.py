@@ -239,7 +239,7 @@ def _main() -> None:
     filters = sidebar_filters(url, watermark)
     shown: Sequence[tuple[str, str, str, str]] = PAGES
     if filters.tournament is None:
-        if not len(reader.transfer_settings()) and not len(reader.scope_list()):
+        if not len(reader.transfer_setting_table()) and not len(reader.scope_list()):
             _stop_with(f"The database {shown_url(url)} holds no tournament yet. Run one into it "
                        "(`arena run FILE --db URL`, or `arena demo`), then reload.")
         shown = GAME_SPACE_ONLY  # transfer values or scopes, but no tournament

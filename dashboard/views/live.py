@@ -91,7 +91,7 @@ def live_panel() -> None:
             st.caption("No judge pool statistics from a running tournament.")
     with right:
         st.subheader("Next recurring run")
-        for late in overdue_schedules(fresh("schedules"), datetime.now(UTC)).itertuples():
+        for late in overdue_schedules(fresh("schedule_table"), datetime.now(UTC)).itertuples():
             st.warning(f"Overdue: schedule {plain(late.name)} was due "
                        f"{late.late_s / 60:.0f} min ago and has not started. Is the scheduler "
                        "running? Start it with `arena scheduler --db URL`.")

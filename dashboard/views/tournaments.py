@@ -42,7 +42,7 @@ else:
             "participants across matches; see the Leaderboard).")
 
 st.subheader("Recurring schedules")
-schedules = fresh("schedules")  # next fire times move without new matches: read now
+schedules = fresh("schedule_table")  # next fire times move without new matches: read now
 if len(schedules):
     for late in overdue_schedules(schedules, datetime.now(UTC)).itertuples():
         due = pd.Timestamp(late.next_run_at)
@@ -53,6 +53,6 @@ if len(schedules):
             "now with `arena schedule run-now NAME --db URL`.")
     tables.show(schedules, labels={"cron": "cron", "name": "schedule"})
     st.caption("Runs of the schedules (newest first)")
-    tables.show(query("schedule_runs"), labels={"id": "run"})
+    tables.show(query("schedule_run_table"), labels={"id": "run"})
 else:
     st.info("No recurring schedule. Add one with `arena schedule add FILE --cron '0 3 * * *'`.")

@@ -14,7 +14,7 @@ from arena.dashboard import charts, tables
 from arena.dashboard.cache import fresh
 
 st.title("Transfer")
-settings = fresh("transfer_settings")
+settings = fresh("transfer_setting_table")
 if not len(settings):
     st.info("No transfer values stored yet. Measure some with arena transfer G1 G2 "
             "\\-\\-player hf:PATH \\-\\-db URL, then reload.")

@@ -62,3 +62,26 @@ def test_the_story_sources_per_map_contract_is_declared() -> None:
     """`for_map` was looked up by name (getattr); it is now a declared protocol."""
     prep = (REPO / "tournaments/running/executors/map_prep.py").read_text(encoding="utf-8")
     assert "MapBoundStorySource" in prep and '"for_map"' not in prep
+
+
+def test_a_name_shared_by_store_and_read_model_means_one_thing() -> None:
+    """`Store` and `ReadModel` share method names only where both call the same storage
+    function (besides opening and closing their own database): `ReadModel.schedules` once
+    returned the viewer's frame while `Store.schedules` returned records."""
+    from arena.storage import Store
+    from arena.storage.read_model import ReadModel
+
+    def operations(cls: type) -> dict[str, object]:
+        found: dict[str, object] = {}
+        for klass in reversed(cls.__mro__):
+            found.update({k: v for k, v in vars(klass).items() if not k.startswith("_")})
+        return found
+
+    store, reader = operations(Store), operations(ReadModel)
+    differ = sorted(
+        name for name in set(store) & set(reader) - {"open", "close"}
+        if getattr(store[name], "_fn", store[name]) is not getattr(reader[name], "_fn",
+                                                                    reader[name])
+    )
+    assert differ == [], f"names that call different functions on Store and ReadModel: {differ}"
+    assert {"stored_matches", "tournament_names"} <= set(store) & set(reader)  # shared ones

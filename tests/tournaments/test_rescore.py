@@ -5,6 +5,9 @@ depends on the judge."""
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -66,8 +69,10 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
     return url
 
 
-def matches(url: str, tournament: str) -> list[tuple[str, int, list[tuple[str, object]],
-                                                    list[object]]]:
+Row = tuple[str, int, list[tuple[str, tuple[float | None, ...]]], list[object]]
+
+
+def matches(url: str, tournament: str) -> list[Row]:
     """(game, map index, seat scores, the moves played) per done match, in a stable order."""
     store = Store.open(url)
     try:
@@ -114,6 +119,22 @@ def test_another_judge_changes_scores_not_moves_and_a_rerun_resumes(db: str) -> 
                        "small-o2", "--db", db, "--resamples", "20")
     assert code == 0, said
     assert "0 stored now, 12 already done" in said
+
+
+def test_a_rescore_needs_no_loadable_player(db: str, tmp_path: Path) -> None:
+    """Players whose specs no longer load (a plugin uninstalled) do not stop a rescore:
+    the moves come from the transcripts, and the same judge gives the same scores."""
+    copy = tmp_path / "copy.db"
+    shutil.copy(db.removeprefix("sqlite:///"), copy)
+    with sqlite3.connect(copy) as conn:
+        changed = conn.execute("UPDATE participants SET spec = 'no-such-plugin:gone'").rowcount
+    assert changed >= 4
+    url = sqlite_url(copy)
+    code, said = arena("rescore", "-t", "small", "--judge", "ngram", "--as", "gone", "--db",
+                       url, "--json", "--resamples", "20")
+    assert code == 0, said
+    assert json.loads(said)["rescore"]["written"] == 12
+    assert matches(url, "gone") == matches(url, "small")
 
 
 @pytest.mark.parametrize(("args", "expected"), [

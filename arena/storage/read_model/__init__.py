@@ -112,8 +112,9 @@ class ReadModel:
     # runs, schedules, live state
     runs = operation(live.runs)
     recent_matches_per_minute = operation(live.recent_matches_per_minute)
-    schedules = operation(live.schedules)
-    schedule_runs = operation(live.schedule_runs)
+    # *_table: the viewer's frames (Store.schedules and .schedule_runs are records)
+    schedule_table = operation(live.schedules)
+    schedule_run_table = operation(live.schedule_runs)
     live_progress = operation(live.live_progress)
     live_matches = operation(live.live_matches)
     live_judges = operation(live.live_judges)
@@ -124,7 +125,7 @@ class ReadModel:
     live_runs = operation(live_rows.live_runs)
 
     # the game space: transfer values, scopes
-    transfer_settings = operation(transfer_reads.transfer_settings)
+    transfer_setting_table = operation(transfer_reads.transfer_settings)  # Store's: rows
     transfer_verdicts = operation(transfer_reads.transfer_verdicts)
     transfer_values = operation(transfer_reads.transfer_values)
     scope_list = operation(scope_reads.scope_list)
