@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 _ROOT = Path(__file__).resolve().parent.parent
 # `streamlit run` puts dashboard/ on the path; a source checkout also needs the repository
@@ -46,6 +46,7 @@ from arena.dashboard.play_link import PLAY_URL_ENV, play_url  # noqa: E402
 from arena.dashboard.ui import PAGE_FAILED, plain  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.storage import default_db_url, shown_url  # noqa: E402
+from arena.storage.door import operation  # noqa: E402
 from arena.storage.read_model import ReadModel  # noqa: E402
 
 PAGES = (
@@ -74,6 +75,10 @@ P_MATCH = "match"
 
 
 log = logging.getLogger(__name__)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def database_url(argv: list[str]) -> str:
@@ -133,8 +138,9 @@ def _follow_opened_match(url: str, watermark: tuple[int, ...]) -> None:
     if linked is None or linked == st.session_state.get(_FOLLOWED):
         return
     st.session_state[_FOLLOWED] = linked
-    match_id = query_at(url, watermark, "match_ref", linked)  # a short key (or an old id)
-    detail = None if match_id is None else query_at(url, watermark, "match_detail", match_id)
+    match_id = query_at(url, watermark, ReadModel.match_ref, linked)  # a short key (or an old id)
+    detail = (None if match_id is None
+              else query_at(url, watermark, ReadModel.match_detail, match_id))
     if detail is not None and detail.tournament != st.session_state.get("f_tournament"):
         st.session_state["f_tournament"] = detail.tournament
         st.session_state.pop("f_snapshot", None)  # snapshots belong to a tournament
@@ -150,13 +156,13 @@ def _keep_valid(key: str, options: Sequence[object]) -> None:
 
 
 def sidebar_filters(url: str, watermark: tuple[int, ...]) -> Filters:
-    def query(name: str, *args: object) -> Any:
-        return query_at(url, watermark, name, *args)
+    def query(read: operation[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        return query_at(url, watermark, read, *args, **kwargs)
 
     _widgets_from_link()
     _follow_opened_match(url, watermark)
     bar = st.sidebar
-    names = list(query("tournaments")["name"])
+    names = list(query(ReadModel.tournaments)["name"])
     held = st.session_state.get("f_tournament")
     pending = held if held not in names and held == st.session_state.get(_WANTED) else None
     options = names + ([pending] if pending else [])
@@ -166,7 +172,7 @@ def sidebar_filters(url: str, watermark: tuple[int, ...]) -> Filters:
     if pending is not None and tournament == pending:
         bar.caption(f"No match of {plain(pending)} is stored yet: every page shows it as soon "
                     "as one is." + (f" Stored: {plain(', '.join(names))}." if names else ""))
-    snaps = query("snapshots", tournament)
+    snaps = query(ReadModel.snapshots, tournament)
     labels = {int(r.number): f"#{r.number} · {r.created_at:%Y-%m-%d %H:%M} · {r.matches} matches"
               for r in snaps.itertuples()}
     numbers: list[int | None] = [None, *labels]
@@ -176,10 +182,10 @@ def sidebar_filters(url: str, watermark: tuple[int, ...]) -> Filters:
         format_func=lambda n: LATEST if n is None else labels.get(n, f"#{n}"),
         help="The ratings every page shows: the latest (it follows new matches and runs), "
              "or a stored snapshot, numbered within the tournament (newest first).")
-    games = query("game_names", tournament)
+    games = query(ReadModel.game_names, tournament)
     _keep_valid("f_games", games)
     chosen = bar.multiselect("Games", games, key="f_games", placeholder="all games")
-    judges = [ALL_JUDGES, *query("judge_specs", tournament)]
+    judges = [ALL_JUDGES, *query(ReadModel.judge_specs, tournament)]
     _keep_valid("f_judge", judges)
     judge = bar.selectbox("Judge", judges, key="f_judge")
     window = bar.date_input("Finished between", value=st.session_state.get("f_dates", ()),

@@ -16,11 +16,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from arena.dashboard import live_board
+from arena.dashboard import derived, live_board
 from arena.dashboard.cache import compute, query
 from arena.dashboard.context import current, reader_for
 from arena.dashboard.derived import unit_of
 from arena.dashboard.live_board import BOARD_COLUMNS, done_matches, rate_now
+from arena.storage.read_model import ReadModel
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def _rated_now(url: str, watermark: tuple[int, ...], tournament: str,
 
 def snapshot_id(tournament: str | None, number: int | None) -> int | None:
     """The id of snapshot `number` of `tournament` (None: no such snapshot)."""
-    snaps = query("snapshots", tournament)
+    snaps = query(ReadModel.snapshots, tournament)
     found = snaps[snaps["number"] == number] if number is not None and len(snaps) else snaps[:0]
     return int(found["id"].iloc[0]) if len(found) else None
 
@@ -74,7 +75,7 @@ def shown() -> Shown:
     """The ratings the global filters select (`Filters.snapshot`: a number, or None)."""
     f = current().filters
     ctx = current()
-    snaps = query("snapshots", f.tournament)
+    snaps = query(ReadModel.snapshots, f.tournament)
     done = _done(ctx.url, ctx.watermark, f.tournament)
     chosen = snapshot_id(f.tournament, f.snapshot)
     following = chosen is None
@@ -102,13 +103,13 @@ def board_of(view: Shown) -> tuple[pd.DataFrame, dict[str, Any]]:
     snapshot's `config`)."""
     ctx = current()
     if view.live and view.tournament:
-        latest = query("snapshots", view.tournament)
+        latest = query(ReadModel.snapshots, view.tournament)
         previous = int(latest["id"].iloc[0]) if len(latest) else None
         return _rated_now(ctx.url, ctx.watermark, view.tournament, previous)
     if view.snapshot_id is None:
         return pd.DataFrame(columns=[*BOARD_COLUMNS, "rank_change"]), {}
-    payload = query("snapshot_payload", view.snapshot_id) or {}
-    return compute("snapshot_board", view.snapshot_id), dict(payload.get("config", {}))
+    payload = query(ReadModel.snapshot_payload, view.snapshot_id) or {}
+    return compute(derived.snapshot_board, view.snapshot_id), dict(payload.get("config", {}))
 
 
 def unit_of_config(config: dict[str, Any]) -> tuple[str, float]:

@@ -20,6 +20,7 @@ import streamlit as st
 from arena.dashboard.cache import fresh
 from arena.dashboard.context import current
 from arena.dashboard.ui import plain
+from arena.storage.read_model import ReadModel
 
 REFRESH_S = 3.0
 IDLE_FACTOR = 1.0  # at least this many times its last run between two reruns of a page
@@ -37,11 +38,11 @@ def watch(page: Any, slug: str) -> None:
     ctx = current()
     # What the page was drawn with: new data, or a run that ended (or died) without any,
     # reruns it.
-    drawn = (tuple(ctx.watermark), tuple(_running(fresh("live_progress"))["run_id"]))
+    drawn = (tuple(ctx.watermark), tuple(_running(fresh(ReadModel.live_progress))["run_id"]))
 
     @st.fragment(run_every=REFRESH_S)
     def _watch() -> None:
-        running = _running(fresh("live_progress"))
+        running = _running(fresh(ReadModel.live_progress))
         for row in running.itertuples():
             said = (f"Run {row.run} of {plain(row.tournament)} is in progress "
                     f"({row.finished}/{row.total} matches).")
@@ -54,7 +55,7 @@ def watch(page: Any, slug: str) -> None:
                          icon=":material/arrow_forward:")
         ended, took = st.session_state.get(_RAN, (0.0, 0.0))
         rested = time.monotonic() - ended >= max(REFRESH_S, IDLE_FACTOR * took)
-        if moves and rested and (tuple(fresh("watermark")),
+        if moves and rested and (tuple(fresh(ReadModel.watermark)),
                                  tuple(running["run_id"])) != drawn:
             st.rerun()
 

@@ -16,7 +16,7 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 from sqlalchemy import Engine
 
 P = ParamSpec("P")
-R = TypeVar("R")
+R = TypeVar("R", covariant=True)  # an operation of a narrower result is one of a wider
 
 
 class BoundOperation(Generic[P, R]):
@@ -46,6 +46,10 @@ class operation(Generic[P, R]):
     def __init__(self, fn: Callable[Concatenate[Engine, P], R]) -> None:
         self._fn = fn
         self.__doc__ = fn.__doc__
+        self.name = fn.__name__  # the attribute's own name once set on a class
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self.name = name
 
     @overload
     def __get__(self, store: None, owner: type[Any]) -> operation[P, R]: ...

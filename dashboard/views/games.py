@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from arena.dashboard import charts, tables
+from arena.dashboard import charts, derived, tables
 from arena.dashboard.cache import compute, query
 from arena.dashboard.context import current
 from arena.dashboard.derived import role_advantage
 from arena.dashboard.ui import need_rows
+from arena.storage.read_model import ReadModel
 
 ctx = current()
 f = ctx.filters
 st.title("Games")
-catalogue = compute("game_catalogue", f.tournament)
+catalogue = compute(derived.game_catalogue, f.tournament)
 if not need_rows(catalogue, "games"):
     st.stop()
 tables.show(catalogue.drop(columns=["source"]), labels={"check": "static check"})
@@ -24,7 +25,7 @@ index = st.selectbox("Game", keys, key="g_game", format_func=lambda i: (
 row = catalogue.iloc[index]
 st.text(f"check: {row['check']}")
 st.code(str(row["source"]), language=None, line_numbers=True)
-scores = query("role_scores", f.with_games([str(row["name"])]))
+scores = query(ReadModel.role_scores, f.with_games([str(row["name"])]))
 if len(scores):
     st.altair_chart(charts.score_distribution(scores), width="stretch")
     tables.show(role_advantage(scores), labels={"mean": "mean (bits)", "std": "spread (bits)",

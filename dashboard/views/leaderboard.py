@@ -14,7 +14,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from arena.dashboard import charts, live_board, tables
+from arena.dashboard import charts, derived, live_board, tables
 from arena.dashboard.board import (
     RESAMPLED,
     board_of,
@@ -27,6 +27,7 @@ from arena.dashboard.cache import compute, fresh, from_seats, query
 from arena.dashboard.context import current
 from arena.dashboard.derived import predicted_wins
 from arena.dashboard.ui import need_rows, participant_link, plain
+from arena.storage.read_model import ReadModel
 
 ctx = current()
 f = ctx.filters
@@ -34,7 +35,7 @@ st.title("Leaderboard")
 
 view = shown()
 done = view.done
-runs = fresh("live_progress", f.tournament)
+runs = fresh(ReadModel.live_progress, f.tournament)
 running = runs[(runs["status"] == "running") & ~runs["stale"].astype(bool)]
 say_which(view)
 if done == 0 and view.snapshot_id is None:
@@ -63,12 +64,12 @@ def _when(moment: object, form: str) -> str:
     return "—" if moment is None or pd.isna(moment) else f"{pd.Timestamp(moment):{form}}"
 
 
-judges = ", ".join(sorted(query("judge_specs", f.tournament))) or "—"
-last = query("date_range", f.tournament)[1]
+judges = ", ".join(sorted(query(ReadModel.judge_specs, f.tournament))) or "—"
+last = query(ReadModel.date_range, f.tournament)[1]
 head = st.columns([1, 1, 1, 1.5, 1.8])
 head[0].metric("Participants", len(board))
 head[1].metric("Matches", done, help="Matches of this tournament stored as done.")
-head[2].metric("Games", len(query("game_names", f.tournament)))
+head[2].metric("Games", len(query(ReadModel.game_names, f.tournament)))
 head[3].metric("Judge", judges, help=judges)
 head[4].metric("Last update (UTC)", _when(last, "%b %d %H:%M"),
                help="When the latest match was stored: " + _when(last, "%Y-%m-%d %H:%M:%S UTC"))
@@ -96,7 +97,7 @@ with st.expander("How to read this"):
 
 left, right = st.columns([3, 1])
 with right:
-    roles = sorted(query("participant_summary", f)["role"].unique())
+    roles = sorted(query(ReadModel.participant_summary, f)["role"].unique())
     role = st.selectbox("Role", ["(all roles)", *roles], key="lb_role")
     min_matches = st.number_input("Minimum comparisons", min_value=0, value=0, step=1,
                                   key="lb_min")
@@ -106,17 +107,17 @@ if narrowed:
     st.warning("Filters narrower than the snapshot (games, judge, dates or role): the ratings "
                "below are point estimates refitted on the selected matches, without intervals "
                "(intervals come from the stored snapshot of all matches).")
-    board = compute("point_ratings", f, None if role == "(all roles)" else role)
+    board = compute(derived.point_ratings, f, None if role == "(all roles)" else role)
     board.insert(0, "rank", range(1, len(board) + 1))
 if not need_rows(board, "rated participants"):
     st.stop()
 board = board[board["n_comparisons"] >= min_matches]
 
-summary = query("participant_summary", f)
+summary = query(ReadModel.participant_summary, f)
 matches = summary.groupby("participant")["matches"].sum()
 board = board.assign(matches=[int(matches.get(p, 0)) for p in board["participant"]])
 # The published Xent benchmark's score (issue 20), over the matches the filters select.
-benchmark = from_seats("seat_benchmark_scores")
+benchmark = from_seats(derived.seat_benchmark_scores)
 board = board.assign(xent_benchmark=[benchmark.get(p) for p in board["participant"]])
 
 with left:
@@ -130,7 +131,7 @@ with left:
             f"(hollow point, ✱ in the table): fewer than {min_comparisons} comparisons."
         )
 table = board.copy()
-people = set(query("people", f.tournament))  # players on the play page (human:web)
+people = set(query(ReadModel.people, f.tournament))  # players on the play page (human:web)
 if people:  # the "person" mark: people rated beside the programs
     table.insert(table.columns.get_loc("participant") + 1, "kind",
                  ["person" if p in people else "program" for p in table["participant"]])
@@ -163,7 +164,7 @@ pred_col, obs_col = st.columns(2)
 with pred_col:
     st.altair_chart(charts.pair_matrix(predicted_wins(board, per_natural), "p_win",
                                        "predicted P(row beats column)"), width="stretch")
-pairs = query("head_to_head", f)
+pairs = query(ReadModel.head_to_head, f)
 with obs_col:
     if len(pairs):
         st.altair_chart(charts.pair_matrix(pairs, "win_rate", "observed win rate"),
@@ -181,10 +182,11 @@ provenance = {
     "snapshot": None if view.live else view.number,
     "computed_live_from_matches": done if view.live else None,
     "tournament": f.tournament,
-    "judge": f.judge or sorted(query("judge_specs", f.tournament)),
-    "config_sha256": query("run_config_sha", (query("snapshot_payload", view.snapshot_id)
-                                              or {}).get("run_id")
-                           if view.snapshot_id is not None and not view.live else None),
+    "judge": f.judge or sorted(query(ReadModel.judge_specs, f.tournament)),
+    "config_sha256": query(
+        ReadModel.run_config_sha,
+        (query(ReadModel.snapshot_payload, view.snapshot_id) or {}).get("run_id")
+        if view.snapshot_id is not None and not view.live else None),
     "rating_config": config,
     "filters": {"games": list(f.games), "since": str(f.since or ""), "until": str(f.until or ""),
                 "role": role, "min_comparisons": int(min_matches)},

@@ -15,6 +15,7 @@ from arena.dashboard.cache import fresh
 from arena.dashboard.context import current
 from arena.dashboard.derived import overdue_schedules
 from arena.dashboard.ui import link_params, plain
+from arena.storage.read_model import ReadModel
 
 REFRESH_S = 2.0
 ctx = current()
@@ -33,7 +34,7 @@ def eta_text(seconds: float | None) -> str:
 @st.fragment(run_every=None if paused else REFRESH_S)
 def live_panel() -> None:
     f = ctx.filters
-    runs = fresh("live_progress")
+    runs = fresh(ReadModel.live_progress)
     st.caption(f"Updated {datetime.now(UTC):%H:%M:%S} UTC"
                + (" (paused)" if paused else f", every {REFRESH_S:g} s"))
     running = runs[runs["status"] == "running"]
@@ -71,7 +72,7 @@ def live_panel() -> None:
         st.info("No tournament is running now. Start one with `arena run FILE --db URL`; "
                 "this page follows it as it plays.")
     st.subheader("Matches in flight")
-    flight = fresh("live_matches")
+    flight = fresh(ReadModel.live_matches)
     if len(flight):
         flight.insert(0, "follow", ["replay?" + urlencode(link_params(key=str(k)))
                                     for k in flight["key"]])
@@ -80,22 +81,23 @@ def live_panel() -> None:
     else:
         st.caption("None.")
     st.subheader("Recent results")
-    tables.show(fresh("matches", f, limit=10), labels={"match": "id"})
+    tables.show(fresh(ReadModel.matches, f, limit=10), labels={"match": "id"})
     left, right = st.columns(2)
     with left:
         st.subheader("Judge pool")
-        health = fresh("live_judges", [int(r) for r in running["run_id"]])
+        health = fresh(ReadModel.live_judges, [int(r) for r in running["run_id"]])
         if len(health):
             tables.show(health)
         else:
             st.caption("No judge pool statistics from a running tournament.")
     with right:
         st.subheader("Next recurring run")
-        for late in overdue_schedules(fresh("schedule_table"), datetime.now(UTC)).itertuples():
+        schedules = fresh(ReadModel.schedule_table)
+        for late in overdue_schedules(schedules, datetime.now(UTC)).itertuples():
             st.warning(f"Overdue: schedule {plain(late.name)} was due "
                        f"{late.late_s / 60:.0f} min ago and has not started. Is the scheduler "
                        "running? Start it with `arena scheduler --db URL`.")
-        tables.show(fresh("next_recurring"))
+        tables.show(fresh(ReadModel.next_recurring))
     st.subheader("Runs")
     tables.show(runs.drop(columns=["run_id"]))
 

@@ -8,13 +8,13 @@ from arena.dashboard import tables
 from arena.dashboard.cache import query
 from arena.dashboard.context import current
 from arena.dashboard.ui import link_params, need_rows, replay_link
-from arena.storage.read_model import MATCH_TABLE_LIMIT
+from arena.storage.read_model import MATCH_TABLE_LIMIT, ReadModel
 
 ctx = current()
 f = ctx.filters
 st.title("Matches")
 
-summary = query("participant_summary", f)
+summary = query(ReadModel.participant_summary, f)
 cols = st.columns(5)
 participant = cols[0].selectbox("Participant", ["(any)", *sorted(summary["participant"].unique())],
                                 key="m_participant")
@@ -28,15 +28,14 @@ if use_range:
     score_range = st.slider("Match score (bits) of a seat", -50.0, 50.0, (-50.0, 50.0),
                             key="m_range")
 
-frame = query(
-    "matches", f,
+frame = query(ReadModel.matches, f,
     participant=None if participant == "(any)" else participant,
     role=None if role == "(any)" else role,
     status=None if status == "(any)" else status,
     map_index=None if map_index < 0 else int(map_index),
     score_range=score_range,
 )
-total = query("match_count", f)
+total = query(ReadModel.match_count, f)
 st.caption(f"{len(frame)} match(es) shown (newest first, at most {MATCH_TABLE_LIMIT}); "
            f"{total} in the filtered tournament. Select a row to open its replay.")
 if not need_rows(frame, "matches"):

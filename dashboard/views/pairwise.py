@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from arena.dashboard import pair_charts, tables
+from arena.dashboard import derived, pair_charts, tables
 from arena.dashboard.board import board_of, say_which, shown, unit_of_config
 from arena.dashboard.cache import compute, from_seats
 from arena.dashboard.context import current
@@ -29,9 +29,9 @@ if not narrowed and (view.live or view.snapshot_id is not None):
               else f"the ratings of snapshot #{view.number}")
 else:
     per_natural = ELO_PER_NATURAL
-    board = compute("point_ratings", f)
+    board = compute(derived.point_ratings, f)
     source = "ratings refitted on the selected matches (point estimates)"
-observed = from_seats("observed_wins")
+observed = from_seats(derived.observed_wins)
 if not need_rows(board, "rated participants"):
     st.stop()
 order = list(board.sort_values("rating", ascending=False)["participant"])

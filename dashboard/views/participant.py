@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from arena.dashboard import participant_charts, tables
+from arena.dashboard import derived, participant_charts, tables
 from arena.dashboard.board import board_of, say_which, shown, unit_of_config
 from arena.dashboard.cache import compute, from_seats, query
 from arena.dashboard.context import current
 from arena.dashboard.derived import with_reference_ranks
 from arena.dashboard.ui import page_param, plain, replay_link, set_page_param
+from arena.storage.read_model import ReadModel
 
 RECENT = 20
 SHOWN_GAMES = 3  # strongest and weakest games named above the table
@@ -21,7 +22,7 @@ ctx = current()
 f = ctx.filters
 st.title("Participant")
 
-names = sorted(query("participant_summary", f)["participant"].unique())
+names = sorted(query(ReadModel.participant_summary, f)["participant"].unique())
 if not names:
     st.info(f"No rated participant has a stored match in tournament {plain(f.tournament)} "
             "with these filters. Widen the filters in the sidebar.")
@@ -37,12 +38,12 @@ if linked is not None and linked not in names:
 name = st.selectbox("Participant", names, key="pp_name")
 set_page_param("name", name)
 
-history = compute("participant_history", f.tournament, name)
+history = compute(derived.participant_history, f.tournament, name)
 view = shown()
 say_which(view)
 board, config = board_of(view)
 unit, _ = unit_of_config(config)
-summary = query("participant_summary", f)
+summary = query(ReadModel.participant_summary, f)
 mine = summary[summary["participant"] == name]
 cols = st.columns(4)
 rated = board[board["participant"] == name]
@@ -66,8 +67,9 @@ else:
     st.info("No rating snapshot of this tournament rates this participant yet.")
 
 st.subheader("Per game")
-reference, _ = from_seats("seat_normalised_scores", None, "reference", 1.0, 2)  # shared
-games = with_reference_ranks(from_seats("participant_games", name), reference, name)
+reference, _missing = from_seats(derived.seat_normalised_scores, None, "reference", 1.0,
+                                 2)  # shared
+games = with_reference_ranks(from_seats(derived.participant_games, name), reference, name)
 if len(games):
     ranked = games.dropna(subset=["percent_of_best"])
     if len(ranked):
@@ -88,7 +90,7 @@ if len(games):
                "catch-up and narms), averaged over the game's maps; rank on game by that value.")
 
 st.subheader("Recent matches")
-recent = query("matches", f, participant=name, limit=RECENT)
+recent = query(ReadModel.matches, f, participant=name, limit=RECENT)
 if len(recent):
     ref = recent["key"] if "key" in recent else recent["match"]
     recent.insert(0, "replay", [replay_link(str(r)) for r in ref])
@@ -96,11 +98,11 @@ if len(recent):
         "replay": st.column_config.LinkColumn("replay", display_text="open")})
 
 st.subheader("Spec and metadata")
-tables.show(query("participant_specs", name), labels={"params": "parameters"})
+tables.show(query(ReadModel.participant_specs, name), labels={"params": "parameters"})
 st.caption("Secret parameters and anything that looks like a key are shown as ***.")
 
 st.subheader("Tokens, cost and time per move")
-usage = query("participant_usage", f, name)
+usage = query(ReadModel.participant_usage, f, name)
 moves = int(usage["moves"].sum()) if len(usage) else 0
 if moves:
     tokens = usage["prompt_tokens"].sum() + usage["completion_tokens"].sum()

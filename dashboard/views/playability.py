@@ -7,18 +7,19 @@ import json
 
 import streamlit as st
 
-from arena.dashboard import charts
+from arena.dashboard import charts, derived
 from arena.dashboard.cache import from_seats, query
 from arena.dashboard.context import current
 from arena.dashboard.ui import need_rows
+from arena.storage.read_model import ReadModel
 
 ctx = current()
 f = ctx.filters
 st.title("Playability")
-curves = from_seats("seat_arms")
+curves = from_seats(derived.seat_arms)
 if not need_rows(curves, "scored matches"):
     st.stop()
-config = json.loads(query("tournaments").set_index("name")["config_json"].get(
+config = json.loads(query(ReadModel.tournaments).set_index("name")["config_json"].get(
     f.tournament, "{}") or "{}")
 base = config.get("base")
 cells = sorted({(g, r) for g, r in zip(curves["game"], curves["role"], strict=True)})

@@ -7,20 +7,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-from arena.dashboard import charts, tables
+from arena.dashboard import charts, derived, tables
 from arena.dashboard.board import say_which, shown
 from arena.dashboard.cache import compute, fresh, query
 from arena.dashboard.context import current
 from arena.dashboard.ui import plain
+from arena.storage.read_model import ReadModel
 
 ctx = current()
 f = ctx.filters
 st.title("Ratings over time")
-runs = fresh("live_progress", f.tournament)
+runs = fresh(ReadModel.live_progress, f.tournament)
 running = bool(((runs["status"] == "running") & ~runs["stale"].astype(bool)).any())
 view = shown()
 say_which(view)
-history = query("snapshot_history", f.tournament)
+history = query(ReadModel.snapshot_history, f.tournament)
 if not len(history):
     st.info(f"No rating snapshot of tournament {plain(f.tournament)} is stored yet. `arena "
             "run` and `arena demo` store one every 30 s or so while they play and one at the end; "
@@ -31,7 +32,7 @@ history = history.assign(snapshot=history["number"]).drop(columns=["number"])  #
 people = sorted(history["participant"].unique())
 picked = st.multiselect("Participants", people, default=people, key="h_people")
 history = history[history["participant"].isin(picked)]
-changes = query("first_seen", f.tournament)
+changes = query(ReadModel.first_seen, f.tournament)
 first_snapshot = history["created_at"].min()
 changes = changes[changes["first_match_at"] > first_snapshot] if len(changes) else changes
 st.altair_chart(charts.rating_history(history, changes, "Elo"), width="stretch")
@@ -44,7 +45,7 @@ st.subheader("P(rank = k)")
 if view.snapshot_id is None:
     st.info("No snapshot selected.")
 else:
-    probs = compute("rank_probabilities", view.snapshot_id)
+    probs = compute(derived.rank_probabilities, view.snapshot_id)
     which = ("the latest snapshot, " if view.following else "snapshot ") + f"#{view.number}"
     if len(probs):
         st.altair_chart(charts.rank_probabilities(probs), width="stretch")

@@ -22,6 +22,7 @@ from arena.dashboard.seatview import as_received, known_scores, leaks, seat_even
 from arena.dashboard.ui import page_param, plain, set_page_param
 from arena.events import SeatRewardTerm
 from arena.specs import shorten
+from arena.storage.read_model import ReadModel
 
 EVERYTHING = "(everything: referee view)"
 ctx = current()
@@ -38,19 +39,19 @@ def follow_live(key: str) -> None:
 
     @st.fragment(run_every=FOLLOW_S)
     def poll() -> None:
-        stored = fresh("match_id_for_key", key)
+        stored = fresh(ReadModel.match_id_for_key, key)
         if stored is not None:
             set_page_param("key", None)
             set_page_param("match", key)
             st.rerun(scope="app")
-        row = fresh("live_match", key)
+        row = fresh(ReadModel.live_match, key)
         if len(row):
             st.info("This match is being played; its replay opens here as soon as it is "
                     "stored (checked every few seconds). Until then its moves appear below "
                     "as they are played, as the referee sees them (referee view only: the "
                     "seats' views open with the stored match).")
             tables.show(row.drop(columns=["key"]))
-            events = fresh("live_events", key)
+            events = fresh(ReadModel.live_events, key)
             if events:
                 st.markdown("**Moves so far**")
                 tables.show(tf.moves(events))
@@ -69,7 +70,7 @@ def follow_live(key: str) -> None:
 def match_labels(matches: pd.DataFrame) -> dict[str, str]:
     """Each match in the selector: key, game, who sat where, rounds. No scores: a seat's
     view must not show the others' exact scores."""
-    seats = query("seat_rows", [int(m) for m in matches["match"]]) if len(matches) else None
+    seats = query(ReadModel.seat_rows, [int(m) for m in matches["match"]]) if len(matches) else None
     who: dict[int, str] = {}
     if seats is not None and len(seats):
         for match_id, group in seats.groupby("match", sort=False):
@@ -103,20 +104,20 @@ def show_rewards(rewards: Rewards, seat: str | None, note: str = "") -> None:
 
 followed = page_param("key")
 if followed and page_param("match") is None:
-    if fresh("match_id_for_key", followed) is None:
+    if fresh(ReadModel.match_id_for_key, followed) is None:
         follow_live(followed)
     set_page_param("key", None)
     set_page_param("match", followed)
 
-recent = query("matches", ctx.filters, limit=200)
+recent = query(ReadModel.matches, ctx.filters, limit=200)
 linked = page_param("match")
 if linked is None:
     if not len(recent):
         st.info("No match to replay for these filters. Widen them in the sidebar.")
         st.stop()
     linked = str(recent["key"].iloc[0])
-match_id = query("match_ref", linked)
-detail = query("match_detail", match_id) if match_id is not None else None
+match_id = query(ReadModel.match_ref, linked)
+detail = query(ReadModel.match_detail, match_id) if match_id is not None else None
 if detail is None:
     st.error(
         f"There is no match with key {plain(repr(shorten(linked, 60)))} in this database. "
@@ -249,7 +250,7 @@ with tab_maps:
     st.code(tf.marked_code(detail.code, 0), language=None)
 
 with tab_diff:
-    others = query("comparable_matches", detail.id)
+    others = query(ReadModel.comparable_matches, detail.id)
     if seat is not None:
         st.info("The diff lines up two matches' full transcripts: choose the referee view.")
     elif not len(others):
@@ -259,7 +260,7 @@ with tab_diff:
                        for r in others.itertuples()}
         other_id = st.selectbox("Compare with", list(diff_labels),
                                 format_func=diff_labels.__getitem__, key=f"r_diff_{detail.key}")
-        other = query("match_detail", int(other_id))
+        other = query(ReadModel.match_detail, int(other_id))
         mine = detail.main_role or roles[0]
         if other is not None:
             names = (detail.key, other.key)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from arena.dashboard import tables
-from arena.dashboard.cache import fresh
+from arena.dashboard import data, tables
+from arena.dashboard.cache import fresh, fresh_compute
+from arena.storage.read_model import ReadModel
 
 st.title("Scopes")
-scopes = fresh("scope_list")
+scopes = fresh(ReadModel.scope_list)
 if not len(scopes):
     st.info("No scope grown yet. Grow one with arena scope grow \\-\\-name NAME \\-\\-from GAME "
             "\\-\\-db URL, then reload; a tournament file plays it with games = \"scope:NAME\".")
@@ -19,7 +20,7 @@ if not len(scopes):
 tables.show(scopes)
 names = list(scopes["scope"])
 name = st.selectbox("Scope", names, key="s_scope")
-view = fresh("scope_view", name)
+view = fresh_compute(data.scope_view, name)
 if view is None:  # removed since the list was read
     st.info("That scope is no longer in the database; reload.")
     st.stop()

@@ -14,11 +14,12 @@ from arena.dashboard.cache import fresh, query
 from arena.dashboard.context import current
 from arena.dashboard.derived import overdue_schedules
 from arena.dashboard.ui import plain
+from arena.storage.read_model import ReadModel
 
 ctx = current()
 f = ctx.filters
 st.title("Tournaments and schedules")
-tours = query("tournaments")
+tours = query(ReadModel.tournaments)
 tables.show(tours.drop(columns=["config_json"]))
 
 st.subheader("Configuration")
@@ -27,11 +28,11 @@ st.json(json.loads(config or "{}"), expanded=False)
 st.subheader("Runs")
 # "pending" is what the run had left to play when it started, not what is left now (a
 # finished run read "pending 120, done 120").
-tables.show(query("runs", f.tournament).drop(columns=["run_id"]),
+tables.show(query(ReadModel.runs, f.tournament).drop(columns=["run_id"]),
             labels={"pending": "to play at start"})
 
 st.subheader("Crosstable (win–draw–loss, row against column)")
-pairs = query("head_to_head", f)
+pairs = query(ReadModel.head_to_head, f)
 if len(pairs):
     pairs = pairs.assign(wdl=[f"{w}–{d}–{ls}" for w, d, ls in
                               zip(pairs["wins"], pairs["draws"], pairs["losses"], strict=True)])
@@ -42,7 +43,7 @@ else:
             "participants across matches; see the Leaderboard).")
 
 st.subheader("Recurring schedules")
-schedules = fresh("schedule_table")  # next fire times move without new matches: read now
+schedules = fresh(ReadModel.schedule_table)  # next fire times move without new matches: read now
 if len(schedules):
     for late in overdue_schedules(schedules, datetime.now(UTC)).itertuples():
         due = pd.Timestamp(late.next_run_at)
@@ -53,6 +54,6 @@ if len(schedules):
             "now with `arena schedule run-now NAME --db URL`.")
     tables.show(schedules, labels={"cron": "cron", "name": "schedule"})
     st.caption("Runs of the schedules (newest first)")
-    tables.show(query("schedule_run_table"), labels={"id": "run"})
+    tables.show(query(ReadModel.schedule_run_table), labels={"id": "run"})
 else:
     st.info("No recurring schedule. Add one with `arena schedule add FILE --cron '0 3 * * *'`.")

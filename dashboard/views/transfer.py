@@ -12,9 +12,10 @@ import streamlit as st
 
 from arena.dashboard import charts, tables
 from arena.dashboard.cache import fresh
+from arena.storage.read_model import ReadModel
 
 st.title("Transfer")
-settings = fresh("transfer_setting_table")
+settings = fresh(ReadModel.transfer_setting_table)
 if not len(settings):
     st.info("No transfer values stored yet. Measure some with arena transfer G1 G2 "
             "\\-\\-player hf:PATH \\-\\-db URL, then reload.")
@@ -29,13 +30,13 @@ chosen = settings.iloc[index]
 with st.expander("Setting"):
     st.json(json.loads(str(chosen["setting_json"])))
 sha = str(chosen["setting_sha256"])
-verdicts = fresh("transfer_verdicts", sha)
+verdicts = fresh(ReadModel.transfer_verdicts, sha)
 st.subheader("Fine-tuning playability (Def. 35)")
 tables.show(verdicts)
 st.caption("before: S_G(M); after: S_G(F_G[M]) (means over the same evaluation maps). "
            "Playable in fine-tuning mode when the gain's interval (over runs and maps) "
            "lies above 0.")
-values = fresh("transfer_values", sha)
+values = fresh(ReadModel.transfer_values, sha)
 if len(values):
     games = list(dict.fromkeys([*verdicts["game"], *values["source"], *values["target"]]))
 

@@ -9,19 +9,20 @@ import json
 import numpy as np
 import streamlit as st
 
-from arena.dashboard import charts
+from arena.dashboard import charts, derived
 from arena.dashboard.cache import from_seats, query
 from arena.dashboard.context import current
 from arena.dashboard.derived import NORMALISATIONS, histogram
 from arena.dashboard.ui import need_rows
+from arena.storage.read_model import ReadModel
 
 ctx = current()
 f = ctx.filters
 st.title("Xent measure")
 
-config_text = query("tournaments").set_index("name")["config_json"].get(f.tournament, "{}")
+config_text = query(ReadModel.tournaments).set_index("name")["config_json"].get(f.tournament, "{}")
 configured_base = json.loads(config_text or "{}").get("base")
-people = sorted(query("participant_summary", f)["participant"].unique())
+people = sorted(query(ReadModel.participant_summary, f)["participant"].unique())
 cols = st.columns(4)
 how = cols[0].selectbox("Normalisation", NORMALISATIONS, key="x_how",
                         help="catch-up: rounds the base needs to reach the score, per round "
@@ -37,7 +38,7 @@ theta = cols[2].number_input("narms θ (bits per level)", min_value=0.01, value=
 levels = cols[3].number_input("narms levels m", min_value=1, value=2, step=1, key="x_m",
                               disabled=how != "narms")
 
-values, notes = from_seats("seat_normalised_scores", base, how, float(theta), int(levels))
+values, notes = from_seats(derived.seat_normalised_scores, base, how, float(theta), int(levels))
 for note in notes:
     st.caption(note)
 if not need_rows(values, "normalised scores"):

@@ -4,8 +4,8 @@
 each method below is one query, ``(filters, ...) -> DataFrame`` or plain records, one module
 per concept. Aggregation happens in SQL, so pages stay fast over 100 000 matches. Nothing
 here imports Streamlit (the dashboard caches these calls itself, `arena.dashboard.cache`,
-calling them by name) or writes. It needs pandas (the dashboard extra), so it is imported
-only by the dashboard and never by `arena.storage` itself.
+given the methods themselves, typed) or writes. It needs pandas (the dashboard extra), so
+it is imported only by the dashboard and never by `arena.storage` itself.
 """
 
 from __future__ import annotations

@@ -52,15 +52,15 @@ def participant_specs(engine: Engine, name: str) -> pd.DataFrame:
     return frame
 
 
-def people(engine: Engine, tournament: str) -> list[str]:
+def people(engine: Engine, tournament: str | None) -> list[str]:
     """The tournament's participants who are people (their player is `human:web`, on the
-    play page), sorted: the Leaderboard marks them."""
+    play page), sorted: the Leaderboard marks them (None: every tournament's)."""
     query = (
         select(col(Participant.name)).distinct()
         .join(Seat, col(Seat.participant_id) == col(Participant.id))
         .join(Match, col(Match.id) == col(Seat.match_id))
         .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
-        .where(col(Tournament.name) == tournament,
+        .where(*([col(Tournament.name) == tournament] if tournament else []),
                col(Participant.spec).startswith(PERSON_SPEC, autoescape=True))
         .order_by(col(Participant.name))
     )
