@@ -99,7 +99,7 @@ class JudgeEntry:
 @dataclass(frozen=True)
 class ExecutorEntry:
     """An engine that plays a tournament's pending matches (`local`, `ray`, ...):
-    `factory()` returns an object with the `arena.tournaments.running.executors.base.Executor`
+    `factory()` returns an object with the `arena.protocols.executor.Executor`
     interface.
     The factory imports its engine lazily and raises `ConfigError` naming what to install
     when that engine is missing."""

@@ -126,7 +126,9 @@ ARENA_LAYERS: Layers = [
         "arena.plugins",
         "arena.games", "arena.__init__",
     )),
-    ("match setup", ("arena.match_setup", "arena.testing")),
+    # the executor contract names the store and the registry (its tournament and summary
+    # are the tournaments wing's, type parameters)
+    ("match setup", ("arena.match_setup", "arena.testing", "arena.protocols.executor")),
     ("analysis", ("arena.analysis",)),
     # the game space's sub-wings: scope growth asks the transfer oracle about sampled games;
     # transfer measures a game in its canonical form (sampling.canonical), never the reverse

@@ -14,7 +14,6 @@ WINGS = ("arena", "judges", "players", "tournaments", "dashboard")
 # (module path, class): protocols outside arena/protocols/, each for a reason.
 KEPT_WHERE_USED = {
     # types named by a wing's own signatures: arena/protocols/ may not import a wing
-    ("tournaments/running/executors/base.py", "Executor"),  # run(PreparedTournament) -> RunSummary
     ("tournaments/records/rating_store.py", "RatingSource"),  # yields the wing's RatingInputs
     ("tournaments/running/progress.py", "ProgressSink"),  # the engine's progress callbacks
     # structural types of one module's own arguments, implemented by nobody else

@@ -7,13 +7,13 @@ match's `error`; forfeits are scores. Only cancellation propagates.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from arena.events import Event
 from arena.match_setup import LoadedGame, SeatSpec, build_match
 from arena.plugins.registry import Registry
+from arena.protocols.executor import EventHook
 from arena.protocols.judge import Judge
 from arena.redaction import redact
 from arena.runtime.maps import GameMap
@@ -27,8 +27,6 @@ from arena.storage.records import (
 )
 from arena.storage.tables import utcnow
 from arena.tournaments.planning.pairings import MatchPlan
-
-EventHook = Callable[[Event, str], None]  # (event, match key)
 
 
 @dataclass(frozen=True)

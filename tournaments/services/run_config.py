@@ -10,13 +10,13 @@ import contextlib
 from pathlib import Path
 
 from arena.plugins.registry import Registry
+from arena.protocols.executor import EventHook
 from arena.storage import MATCH_DONE, Store
 from arena.tournaments.planning.config import TournamentConfig, load_tournament
 from arena.tournaments.ratings.informative import uninformative_roles
 from arena.tournaments.records.from_store import records_from_store
 from arena.tournaments.running.executors.base import create_executor
 from arena.tournaments.running.executors.engine import RunSummary
-from arena.tournaments.running.match_task import EventHook
 from arena.tournaments.running.prepare import PreparedTournament, prepare_tournament
 from arena.tournaments.running.run_snapshots import EVERY_S, SnapshotTicker, store_final_snapshot
 

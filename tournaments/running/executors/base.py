@@ -1,44 +1,24 @@
-"""The executor interface and how a tournament picks one by name."""
+"""How a tournament picks its executor by name (the contract: `arena.protocols.executor`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
 from arena.errors import ConfigError
+from arena.protocols.executor import Executor
 
 if TYPE_CHECKING:
     from arena.plugins.registry import Registry
-    from arena.storage import Store
     from arena.tournaments.running.executors.engine import RunSummary
-    from arena.tournaments.running.match_task import EventHook
     from arena.tournaments.running.prepare import PreparedTournament
+
+    # the executor contract with this wing's types
+    RunExecutor = Executor[PreparedTournament, RunSummary]
 
 LOCAL = "local"
 
 
-@runtime_checkable
-class Executor(Protocol):
-    """Plays every match of a prepared tournament not yet stored as done, writing each to
-    `store` from this (the driver's) process only, and returns the run's summary.
-
-    It builds the tournament's judge itself (in process, as Ray actors, ...) and closes it.
-    """
-
-    name: str
-
-    async def run(
-        self,
-        tournament: PreparedTournament,
-        *,
-        registry: Registry,
-        store: Store,
-        concurrency: int | None = None,
-        progress: bool = False,
-        on_event: EventHook | None = None,
-    ) -> RunSummary: ...
-
-
-def create_executor(registry: Registry, name: str) -> Executor:
+def create_executor(registry: Registry, name: str) -> RunExecutor:
     """The executor registered as `name` (raises `UnknownNameError` listing the others)."""
     made = registry.executor_entry(name).factory()
     if not isinstance(made, Executor):

@@ -37,6 +37,7 @@ from arena import __version__
 from arena.events import Event
 from arena.match_setup import LoadedGame
 from arena.plugins.registry import Registry
+from arena.protocols.executor import EventHook
 from arena.protocols.judge import Judge
 from arena.protocols.story import StorySource
 from arena.redaction import redact
@@ -61,7 +62,7 @@ from arena.tournaments.planning.stories.spec_paths import story_spec
 from arena.tournaments.ratings.stopping import StopRules
 from arena.tournaments.running.executors.map_prep import MapPreparation
 from arena.tournaments.running.live_reporter import LiveReporter
-from arena.tournaments.running.match_task import EventHook, MatchContext, judge_backend, play_plan
+from arena.tournaments.running.match_task import MatchContext, judge_backend, play_plan
 from arena.tournaments.running.prepare import PreparedTournament
 from arena.tournaments.running.progress import NoProgress, ProgressSink, judge_metrics
 from arena.tournaments.running.stop_watch import StopWatch

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from arena.plugins.registry import Registry
+from arena.protocols.executor import EventHook
 from arena.storage import Store
 from arena.tournaments.running.executors.base import LOCAL
 from arena.tournaments.running.executors.engine import RunSummary, run_tournament
-from arena.tournaments.running.match_task import EventHook
 from arena.tournaments.running.prepare import PreparedTournament
 from arena.tournaments.running.progress import ProgressSink, RichProgress, judge_metrics
 

@@ -22,6 +22,7 @@ from typing import Any
 from arena.events import Event
 from arena.match_setup import LoadedGame
 from arena.plugins.registry import Registry
+from arena.protocols.executor import EventHook
 from arena.runtime.maps import GameMap
 from arena.specs import parse_spec
 from arena.storage import FinishedMatch, Store
@@ -40,7 +41,7 @@ from arena.tournaments.running.executors.ray_tasks import (
     play_match,
 )
 from arena.tournaments.running.executors.ray_watchdog import witnessed
-from arena.tournaments.running.match_task import EventHook, MatchContext, error_record
+from arena.tournaments.running.match_task import MatchContext, error_record
 from arena.tournaments.running.prepare import PreparedTournament
 from arena.tournaments.running.progress import ProgressSink, RichProgress
 
