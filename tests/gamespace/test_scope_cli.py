@@ -97,7 +97,7 @@ def test_show_and_list_report_rounds_and_covers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Values 0.5 except V_simplest_cut(simplest_cut-mut-s6-1) = 0.9. With alpha2 0.4 the
-    first kept candidate (mut-s5-0, gamma 0.5) joins; mut-s6-1 (gamma 0.9 > 0.6) stops the
+    first kept candidate (mut-s3-2, gamma 0.5) joins; mut-s6-1 (gamma 0.9 > 0.6) stops the
     root's loop; the next round adds games at gamma 0.5 (so N = 1 round keeps it short)."""
     table = tmp_path / "matrix.json"
     table.write_text(json.dumps({
@@ -109,19 +109,19 @@ def test_show_and_list_report_rounds_and_covers(
     main(["scope", "show", "k", "--db", db])
     shown = capsys.readouterr().out
     assert "Σ_0: 1 game(s) simplest_cut" in shown
-    assert "Ω_0: 1 game(s) simplest_cut-mut-s5-0" in shown
-    # Σ = {root, mut-s5-0}; the weighed candidate mut-s6-1 is covered at 0.9 (by the root),
-    # every game of Σ covers itself (V_G(G) = 1) and the root covers mut-s5-0 at 0.5
+    assert "Ω_0: 1 game(s) simplest_cut-mut-s3-2" in shown
+    # Σ = {root, mut-s3-2}; the weighed candidate mut-s6-1 is covered at 0.9 (by the root),
+    # every game of Σ covers itself (V_G(G) = 1) and the root covers mut-s3-2 at 0.5
     assert "weighed (gamma measured, not accepted): 1" in shown
     assert "Δ_Σ(candidates ∪ Σ) = 0.9;" in shown
     assert "Δ_Σ(Σ) = 1;" in shown and "Δ_Σ0(Σ) = 0.5;" in shown
     main(["scope", "show", "k", "--json", "--db", db])
     doc = json.loads(capsys.readouterr().out)
-    assert doc["rounds"] == [["simplest_cut"], ["simplest_cut-mut-s5-0"]]
+    assert doc["rounds"] == [["simplest_cut"], ["simplest_cut-mut-s3-2"]]
     assert doc["covers"]["Δ_Σ(candidates ∪ Σ)"]["value"] == pytest.approx(0.9)
     stopped = next(g for g in doc["games"] if g["name"] == "simplest_cut-mut-s6-1")
     assert stopped["verdicts"]["decision"] == "stop" and stopped["gamma"] == 0.9
-    # Def. 45: V_root(mut-s5-0) = 0.5, the other way round unmeasured: at eta 0.5 the root
+    # Def. 45: V_root(mut-s3-2) = 0.5, the other way round unmeasured: at eta 0.5 the root
     # alone covers Σ; at 0.6 nothing does but each game itself
     main(["scope", "show", "k", "--cover", "0.5", "--db", db])
     shown = capsys.readouterr().out

@@ -20,11 +20,18 @@ def source_digest(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
 
 
+# A parent's header fields that describe the parent only: a generated game is another game
+# (its `# about:` sentence, for people, would describe the parent's rules).
+PARENT_ONLY_KEYS = ("about",)
+
+
 def without_lineage(lines: list[str]) -> list[str]:
-    """Header lines without lineage fields (a generated game's parent may be generated)."""
+    """Header lines without lineage fields (a generated game's parent may be generated) and
+    without the parent's own description."""
     return [
         line for line in lines
-        if not any(line.lstrip("# ").startswith(f"{key}:") for key in LINEAGE_KEYS)
+        if not any(line.lstrip("# ").startswith(f"{key}:")
+                   for key in (*LINEAGE_KEYS, *PARENT_ONLY_KEYS))
     ]
 
 
