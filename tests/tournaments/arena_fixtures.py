@@ -171,3 +171,43 @@ game = "condense.xgl"
 game = "duel.xgl"
 rounds = 1
 """
+
+
+# An eval tournament of three built-in entrants of clearly different strength (random, a
+# scripted story, search) on two bundled games, for runs of the real engine; `{maps}` and
+# `{rules}` (extra top-level keys) to fill.
+THREE_ENTRANTS = """
+name = "small"
+mode = "eval"
+judge = "ngram"
+maps = {maps}
+seed = 3
+npc = "npc"
+{rules}
+
+[concurrency]
+global = 16
+
+[[participants]]
+name = "npc"
+player = "random?words=6"
+npc_only = true
+
+[[participants]]
+name = "rand"
+player = "random"
+
+[[participants]]
+name = "scr"
+player = "scripted:once upon a time there was a cat|the end of it"
+
+[[participants]]
+name = "srch"
+player = "search?budget=8&beam=2"
+
+[[games]]
+game = "single_text"
+
+[[games]]
+game = "condense"
+"""

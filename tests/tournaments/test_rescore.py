@@ -19,39 +19,10 @@ from arena.storage.queries import match_events
 from arena.tournaments.ratings import MatchRecord, SeatRecord
 from arena.tournaments.ratings.leaderboard import LeaderboardConfig
 from arena.tournaments.ratings.sensitivity import judge_sensitivity
+from tests.tournaments.arena_fixtures import THREE_ENTRANTS
 
 APP = build_app()
-TOURNAMENT = """
-name = "small"
-mode = "eval"
-judge = "ngram"
-maps = 2
-seed = 3
-npc = "npc"
-
-[[participants]]
-name = "npc"
-player = "random?words=6"
-npc_only = true
-
-[[participants]]
-name = "rand"
-player = "random"
-
-[[participants]]
-name = "scr"
-player = "scripted:once upon a time there was a cat|the end of it"
-
-[[participants]]
-name = "srch"
-player = "search?budget=8&beam=2"
-
-[[games]]
-game = "single_text"
-
-[[games]]
-game = "condense"
-"""
+TOURNAMENT = THREE_ENTRANTS.format(maps=2, rules="")
 
 
 def arena(*args: str) -> tuple[int, str]:

@@ -17,47 +17,13 @@ from arena.tournaments.ratings.service import RatingOptions, compute_ratings
 from arena.tournaments.ratings.stopping import StopRules
 from arena.tournaments.records.rating_store import load_inputs
 from arena.tournaments.running.stop_watch import StopWatch
+from tests.tournaments.arena_fixtures import THREE_ENTRANTS
 
 APP = build_app()
-BASE = """
-name = "small"
-mode = "eval"
-judge = "ngram"
-maps = {maps}
-seed = 3
-npc = "npc"
-{rules}
-
-[concurrency]
-global = 16
-
-[[participants]]
-name = "npc"
-player = "random?words=6"
-npc_only = true
-
-[[participants]]
-name = "rand"
-player = "random"
-
-[[participants]]
-name = "scr"
-player = "scripted:once upon a time there was a cat|the end of it"
-
-[[participants]]
-name = "srch"
-player = "search?budget=8&beam=2"
-
-[[games]]
-game = "single_text"
-
-[[games]]
-game = "condense"
-"""
 
 
 def run(tmp_path: Path, rules: str, maps: int = 2) -> tuple[int, str, str]:
-    (tmp_path / "t.toml").write_text(BASE.format(maps=maps, rules=rules), encoding="utf-8")
+    (tmp_path / "t.toml").write_text(THREE_ENTRANTS.format(maps=maps, rules=rules), encoding="utf-8")
     db = sqlite_url(tmp_path / "a.db")
     ran = CliRunner().invoke(APP, ["run", str(tmp_path / "t.toml"), "--db", db, "--no-progress"],
                              env={"COLUMNS": "200"})

@@ -8,7 +8,8 @@ writer storing them in batches), and what this run's players reported
 spending (`ElicitResponse.usage`): a budget is per run, as a recurring tournament's nightly
 run spends its own. `stop_when = "settled"` rates the stored matches as `arena ratings`
 does (the one record builder, the default 1 000 resamples, at the file's `confidence`)
-once every `entrants` new matches, in a thread, never holding up the matches meanwhile.
+once every `entrants` new matches (a tenth more in a long run), in a thread; new matches
+wait for that verdict, the matches in flight go on.
 """
 
 from __future__ import annotations
@@ -51,14 +52,13 @@ class StopWatch:
 
     async def should_stop(self) -> bool:
         """Whether the run has done enough (else the caller plays its match); rates the
-        board first when it is due (while one match rates it, the others go on with what
-        is known)."""
+        board first when it is due. A match waits for a board being rated (the matches in
+        flight go on): starting it blind could spend what the verdict would have saved."""
         if self.decision is not None:
             return True
-        if self._rating.locked():
-            self._started += 1
-            return False
         async with self._rating:
+            if self.decision is not None:
+                return True
             board = None
             if self._due():
                 self._rated_at = self._matches
@@ -75,9 +75,13 @@ class StopWatch:
         return self.decision is not None
 
     def _due(self) -> bool:
+        """Rated again after `entrants` new matches, or a tenth more once the run is large
+        (so a long run rates its board some tens of times, not once per few matches)."""
         if self.rules.stop_when != "settled" or self._matches == 0:
             return False
-        return self._rated_at is None or self._matches - self._rated_at >= self._step
+        if self._rated_at is None:
+            return True
+        return self._matches - self._rated_at >= max(self._step, self._rated_at // 10)
 
     def _board(self) -> list[LeaderboardRow]:
         inputs = load_inputs(self._store, [self._tournament])
