@@ -191,7 +191,7 @@ def test_a_person_is_rated_beside_the_models_after_three_matches(
         assert "common_word_set" in why and f"'{shared}'" in why and "shares" in why
         shoot(page, "failed")
         play(page, "zebra quantum xylophone")
-        play(page, "violet harbour engines")  # round 2
+        play(page, "quartz jigsaw vortex")  # round 2
         page.wait_for_selector("#feedback .done", timeout=WAIT_MS)
         playwright_api.expect(page.locator("#rating")).to_contain_text(
             "comparison", timeout=WAIT_MS)
@@ -207,8 +207,9 @@ def test_a_person_is_rated_beside_the_models_after_three_matches(
         assert any("vs alice: hf:bundled" in i and "round 1/1" in i and "left" in i
                    for i in items), items
         shoot(page, "queue")
-        play(page, "a boat on a river")
-        play(page, "quiet zebra lanterns")
+        # words no story holds: single_text refuses a move that shares one with its story
+        play(page, "xylophone quasar zephyr")
+        play(page, "quokka nebula zircon")
         playwright_api.expect(page.locator("#feedback .done")).to_have_count(3, timeout=WAIT_MS)
         page.wait_for_function(
             "() => /from [3-9]\\d* comparisons|from \\d\\d+ comparisons/"
