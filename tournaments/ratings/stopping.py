@@ -17,11 +17,10 @@ hard limits first: ``budget_usd``, ``budget_tokens``, ``max_matches``, then ``se
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from arena.events import ElicitResponse, Event
 from arena.tournaments.ratings.errors import RatingInputError
 from arena.tournaments.ratings.leaderboard import LeaderboardRow
 
@@ -101,15 +100,6 @@ class Spend:
             float(usage.get("cost_usd", 0.0)),
             float(usage.get("calls", 0.0)),
         )
-
-
-def spend_of_events(events: Iterable[Event]) -> Spend:
-    """The spend of one match: the sum of its moves' reported usage."""
-    total = Spend()
-    for event in events:
-        if isinstance(event, ElicitResponse):
-            total += Spend.of_usage(event.usage)
-    return total
 
 
 @dataclass(frozen=True)
