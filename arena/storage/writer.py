@@ -36,6 +36,9 @@ class MatchWriter:
         self.written = 0
         self.skipped = 0  # already stored as done under the same key
         self.transactions = 0
+        self._submitted = 0
+        self._handled = 0  # submitted matches stored (or found stored) so far
+        self._progress = asyncio.Condition()
 
     async def __aenter__(self) -> MatchWriter:
         self._task = asyncio.create_task(self._run(), name="arena-match-writer")
@@ -56,6 +59,19 @@ class MatchWriter:
         if self._task is None or self._task.done():
             raise StorageError("The match writer is not running; use `async with MatchWriter`.")
         self._queue.put_nowait(match)
+        self._submitted += 1
+
+    async def flush(self) -> None:
+        """Wait until every match submitted so far is stored (a run that picks its next
+        matches from what is stored reads them all); raises if storing failed."""
+        target = self._submitted
+        async with self._progress:
+            await self._progress.wait_for(
+                lambda: self._handled >= target or self._failure is not None
+                or self._task is None or self._task.done()
+            )
+        if self._failure is not None:
+            raise StorageError(f"Storing matches failed: {self._failure}") from self._failure
 
     async def close(self) -> None:
         """Store everything submitted so far and stop; raises if storing failed."""
@@ -87,6 +103,7 @@ class MatchWriter:
                 results = await asyncio.to_thread(self._save, batch)
             except Exception as error:  # the database is unusable: stop taking matches
                 self._failure = error
+                await self._progressed(0)
                 return
             for match, stored in results:
                 if stored:
@@ -95,6 +112,12 @@ class MatchWriter:
                     self.skipped += 1
                 if self._on_written is not None:
                     self._on_written(match, stored)
+            await self._progressed(len(results))
+
+    async def _progressed(self, handled: int) -> None:
+        async with self._progress:
+            self._handled += handled
+            self._progress.notify_all()
 
     def _save(self, batch: Sequence[FinishedMatch]) -> list[tuple[FinishedMatch, bool]]:
         """In the worker thread: the batch in one transaction, or match by match when the

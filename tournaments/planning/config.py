@@ -15,6 +15,9 @@ Example::
     maps = 2                 # default map slots per game (a game whose roles see different
                              # things of a map plays a slot on several maps: README)
     npc = "random"           # NPC participant for every non-main role (eval mode)
+    pairing = "adaptive"     # or "round_robin" (the default): the planned matches that
+                             # shrink the ranking's uncertainty most go first, and a new
+                             # entrant plays only what places it (docs/adaptive.md)
     stop_when = "settled"    # stop once the intervals of the best `settle_top` (default all)
     settle_top = 3           # no longer overlap at `confidence` (default 0.95); or stop at
     max_matches = 500        # a number of matches, or a budget of the players' tokens or
@@ -270,6 +273,13 @@ class TournamentConfig(_Strict):
     ray: RayConfig = Field(default_factory=RayConfig)
     participants: list[ParticipantConfig] = Field(min_length=1, max_length=MAX_ENTRIES)
     games: list[GameConfig] = Field(min_length=1, max_length=MAX_ENTRIES)
+    # which planned match next (arena.tournaments.ratings.adaptive)
+    pairing: Literal["round_robin", "adaptive"] = Field(
+        default="round_robin",
+        description="round_robin: every planned match, in balanced order; adaptive: the "
+        "planned matches that shrink the ranking's uncertainty most first, new entrants "
+        "placed with only the matches that place them",
+    )
     # when a run has done enough (arena.tournaments.ratings.stopping); `stop_problems`
     stop_when: Literal["settled"] | None = Field(
         default=None, description="settled: stop once the ranking's intervals stop overlapping"

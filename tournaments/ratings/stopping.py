@@ -4,12 +4,18 @@ Pure functions of what a run knows after each stored match: the number of matche
 players spent (the ``usage`` their moves reported: tokens, and dollars from litellm's cost
 map, `arena.players.llm.player`) and the board (leaderboard rows at the rules'
 ``confidence``). The first rule met stops the run; they are checked in a fixed order, the
-hard limits first: ``budget_usd``, ``budget_tokens``, ``max_matches``, then ``settled``.
+hard limits first: ``budget_usd``, ``budget_tokens``, ``max_matches``, then ``placed``
+and ``settled``.
 
 - ``settled``: the best ``settle_top`` participants (default all) each have one rank left:
   their rank ranges (`arena.tournaments.ratings.bootstrap.rank_ranges`, from intervals at
   ``confidence``) are single ranks, so no interval among them overlaps another. An entrant
   with no rated match yet keeps every run unsettled.
+- ``placed`` (a run placing new entrants, `place`; adaptive pairing adds it when entrants
+  without a match join a tournament that has run): every new entrant's rank range is no
+  wider than the median of the others' (its rank is known as well as theirs; with settled
+  incumbents, a single rank, which a newcomer tied with one of them may never get: its
+  matches run out first).
 - ``max_matches``, ``budget_tokens``, ``budget_usd``: reached when the stored matches, the
   tokens or the dollars are at least the limit. A match in flight finishes, so the final
   spend may pass a budget by what the matches in flight spend.
@@ -17,6 +23,7 @@ hard limits first: ``budget_usd``, ``budget_tokens``, ``max_matches``, then ``se
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -27,7 +34,7 @@ from arena.tournaments.ratings.leaderboard import LeaderboardRow
 if TYPE_CHECKING:
     from arena.tournaments.planning.config import TournamentConfig
 
-StopRule = Literal["budget_usd", "budget_tokens", "max_matches", "settled"]
+StopRule = Literal["budget_usd", "budget_tokens", "max_matches", "placed", "settled"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,7 @@ class StopRules:
     max_matches: int | None = None
     budget_tokens: int | None = None
     budget_usd: float | None = None
+    place: tuple[str, ...] = ()  # new entrants to place (a placement run stops once placed)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.confidence < 1.0:
@@ -50,7 +58,7 @@ class StopRules:
             )
 
     @classmethod
-    def of(cls, config: TournamentConfig) -> StopRules:
+    def of(cls, config: TournamentConfig, place: Sequence[str] = ()) -> StopRules:
         return cls(
             stop_when=config.stop_when,
             settle_top=config.settle_top,
@@ -58,6 +66,7 @@ class StopRules:
             max_matches=config.max_matches,
             budget_tokens=config.budget_tokens,
             budget_usd=config.budget_usd,
+            place=tuple(place),
         )
 
     @property
@@ -65,7 +74,12 @@ class StopRules:
         return any(
             v is not None
             for v in (self.stop_when, self.max_matches, self.budget_tokens, self.budget_usd)
-        )
+        ) or bool(self.place)
+
+    @property
+    def rates(self) -> bool:
+        """Whether a rule needs the board (rated now and then during the run)."""
+        return self.stop_when == "settled" or bool(self.place)
 
 
 @dataclass(frozen=True)
@@ -136,6 +150,24 @@ def settled(
     )
 
 
+def placed(rows: Sequence[LeaderboardRow], newcomers: Collection[str]) -> str | None:
+    """Why the new entrants are not placed yet (None: they are; module docstring)."""
+    on_board = {r.participant: r for r in rows}
+    missing = sorted(set(newcomers) - on_board.keys())
+    if missing:
+        return f"{', '.join(missing)} ha{'s' if len(missing) == 1 else 've'} no rated match yet"
+    others = [r.rank_high - r.rank_low for r in rows if r.participant not in newcomers]
+    typical = statistics.median(others) if others else 0
+    for name in sorted(newcomers):
+        row = on_board[name]
+        if row.rank_high - row.rank_low > typical:
+            return (
+                f"{name} may still rank {row.rank_low}-{row.rank_high}, a wider range than "
+                f"the others' median ({typical:g} rank(s) either way)"
+            )
+    return None
+
+
 def check_stop(
     rules: StopRules,
     *,
@@ -164,9 +196,21 @@ def check_stop(
             "max_matches",
             f"max_matches: {matches} matches stored, the limit is {rules.max_matches}",
         )
-    if rules.stop_when != "settled" or board is None or not board:
+    if board is None or not board:
         return None
     level = f"{rules.confidence:.0%}"
+    if rules.place and placed(board, rules.place) is None:
+        where = {r.participant: r for r in board}
+        shown = ", ".join(
+            f"{n} at rank {where[n].rank_low}"
+            + ("" if where[n].rank_low == where[n].rank_high else f"-{where[n].rank_high}")
+            for n in rules.place
+        )
+        return StopDecision(
+            "placed", f"placed: {shown} at {level} after {matches} matches"
+        )
+    if rules.stop_when != "settled":
+        return None
     if settled(board, rules.settle_top, entrants) is not None:
         return None
     ranked = _ranked(board)

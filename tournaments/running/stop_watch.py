@@ -54,11 +54,17 @@ class StopWatch:
         """Whether the run has done enough (else the caller plays its match); rates the
         board first when it is due. A match waits for a board being rated (the matches in
         flight go on): starting it blind could spend what the verdict would have saved."""
+        return await self.allow(1) == 0
+
+    async def allow(self, wanted: int) -> int:
+        """How many of ``wanted`` new matches may start now (0: the run has done enough),
+        counted as started: a round of adaptive pairing asks once for the whole round, so
+        its verdicts fall between rounds whatever the timing of its matches."""
         if self.decision is not None:
-            return True
+            return 0
         async with self._rating:
             if self.decision is not None:
-                return True
+                return 0
             board = None
             if self._due():
                 self._rated_at = self._matches
@@ -70,14 +76,16 @@ class StopWatch:
                 self.decision = check_stop(self.rules, matches=self._matches,
                                            spend=self._spend, board=board,
                                            entrants=self._entrants)
-            if self.decision is None:
-                self._started += 1  # the caller plays its match
-        return self.decision is not None
+            if self.decision is not None:
+                return 0
+            granted = wanted if limit is None else min(wanted, limit - self._started)
+            self._started += granted  # the caller plays them
+            return granted
 
     def _due(self) -> bool:
         """Rated again after `entrants` new matches, or a tenth more once the run is large
         (so a long run rates its board some tens of times, not once per few matches)."""
-        if self.rules.stop_when != "settled" or self._matches == 0:
+        if not self.rules.rates or self._matches == 0:
             return False
         if self._rated_at is None:
             return True

@@ -60,6 +60,7 @@ from arena.tournaments.planning.pairings import MatchPlan
 from arena.tournaments.planning.plugin_problems import JUDGE_STORIES
 from arena.tournaments.planning.stories.spec_paths import story_spec
 from arena.tournaments.ratings.stopping import StopRules
+from arena.tournaments.running.adaptive_rounds import adaptive_rounds
 from arena.tournaments.running.executors.map_prep import MapPreparation
 from arena.tournaments.running.live_reporter import LiveReporter
 from arena.tournaments.running.match_task import MatchContext, judge_backend, play_plan
@@ -276,7 +277,10 @@ async def run_tournament(
         done_before=summary.already_done, metrics=judge_metrics(judge),
     )
 
-    rules = StopRules.of(config)
+    rounds = await adaptive_rounds(tournament, pending, store, width=limits.total)
+    if rounds is not None:
+        pending = rounds.candidates  # a placement plays only the new entrants' matches
+    rules = StopRules.of(config, rounds.newcomers if rounds is not None else ())
     watch = (StopWatch(rules, store, config.name, tournament.entrants, summary.already_done)
              if rules.any else None)
 
@@ -319,7 +323,9 @@ async def run_tournament(
     sink.start(summary.planned, summary.already_done)
     await live.start()
     renewer = asyncio.create_task(_renew_claims(store, run_id))
-    book = ClaimBook(store, setup.tournament_id, run_id, [p.key for p in pending], limits.total)
+    # adaptive pairing claims match by match: a chunk would hold matches it may never pick
+    book = ClaimBook(store, setup.tournament_id, run_id, [p.key for p in pending],
+                     limits.total if rounds is None else 1)
     try:
         source = story_source(tournament, registry, judge)
 
@@ -328,7 +334,8 @@ async def run_tournament(
             sink.preparing(done, total)
 
         maps = MapPreparation(
-            pending, tournament, store, source, game_ids, setup.seed_key, preparing
+            pending, tournament, store, source, game_ids, setup.seed_key, preparing,
+            in_order=rounds is None,
         )
         began: list[bool] = []
 
@@ -344,7 +351,9 @@ async def run_tournament(
 
         provider = {p.player: parse_spec(p.player).name for p in config.participants}
 
-        async def play(plan: MatchPlan) -> None:
+        async def play(plan: MatchPlan, allowed: bool = False) -> None:
+            """Play one match (``allowed``: its round was already let through the stopping
+            rules)."""
             found = await maps.wait(plan)
             if found is None:  # its map could not be made: the next run plays it
                 summary.map_failures += 1
@@ -353,7 +362,7 @@ async def run_tournament(
             providers = [provider[s.spec] for s in plan.seats]
             async with limits.slot(providers):
                 # asked with a slot in hand: the matches stored meanwhile count
-                if watch is not None and await watch.should_stop():
+                if watch is not None and not allowed and await watch.should_stop():
                     summary.stopped += 1
                     return
                 if not await book.take(plan.key):  # another driver plays it, or stored it
@@ -372,8 +381,16 @@ async def run_tournament(
 
         async with MatchWriter(store, on_written=stored) as writer, asyncio.TaskGroup() as group:
             group.create_task(prepare())
-            for plan in pending:
-                group.create_task(play(plan))
+            if rounds is None:
+                for plan in pending:
+                    group.create_task(play(plan))
+            else:
+                group.create_task(rounds.play(
+                    lambda plan: play(plan, allowed=True), writer.flush,
+                    watch.allow if watch is not None else _everything,
+                ))
+        if rounds is not None:  # the candidates never handed out: left by the stopping rule
+            summary.stopped += len(pending) - rounds.handed_out
         summary.status = "done" if not maps.failures else "incomplete"
         if watch is not None and watch.decision is not None:
             summary.status, summary.stop_reason = STOPPED, watch.decision.reason
@@ -404,6 +421,11 @@ async def run_tournament(
             f"{STOPPED}: {summary.stop_reason}")
         await asyncio.shield(asyncio.to_thread(store.finish_run, run_id, final))
     return summary
+
+
+async def _everything(wanted: int) -> int:
+    """No stopping rule: every match of a round may start."""
+    return wanted
 
 
 async def _renew_claims(store: Store, run_id: int) -> None:

@@ -12,7 +12,9 @@ Matches wake in plan order (the run's balanced order, `arena.tournaments.plannin
 match whose map is ready waits for the maps of the matches planned before it, so a map
 made early (maps are made concurrently) never lets later matches overtake earlier ones,
 and the matches a run has stored are always a prefix of its order, up to those in flight.
-Maps are made in that same order, so the wait is for maps already being made.
+Maps are made in that same order, so the wait is for maps already being made. With
+adaptive pairing (``in_order=False``) the run picks its own order, and a match waits for its
+own map only.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class MapPreparation:
         game_ids: Mapping[str, int],
         seed_key: bytes,
         on_map: Callable[[int, int], None] = lambda done, total: None,
+        *,
+        in_order: bool = True,
     ) -> None:
         self._wanted: dict[MapKey, int] = {}  # first need first
         self._needs: dict[MapKey, list[str]] = {}  # the plans of each map, in plan order
@@ -65,6 +69,7 @@ class MapPreparation:
         self._game_ids, self._seed_key, self._on_map = game_ids, seed_key, on_map
         self.failures: dict[MapKey, str] = {}
         self._done = 0
+        self._in_order = in_order  # False: a plan wakes on its own map (adaptive pairing)
 
     @property
     def total(self) -> int:
@@ -129,6 +134,12 @@ class MapPreparation:
             return
         for key, found in maps.items():
             self._found.update(dict.fromkeys(self._needs[key], found))
+        if not self._in_order:  # adaptive pairing picks its own order
+            for plan_key in list(self._found):
+                self._ready[plan_key].set_result(self._found.pop(plan_key))
+            self._done += len(maps)
+            self._on_map(self._done, self.total)
+            return
         queue, ready = self._queue, self._ready
         while self._next < len(queue) and queue[self._next] in self._found:
             plan_key = queue[self._next]

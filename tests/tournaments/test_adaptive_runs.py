@@ -1,0 +1,115 @@
+"""Adaptive pairing in real runs (issue 33 items 1 and 3): `pairing = "adaptive"` picks the
+matches round by round from what is stored, so two databases with the same seed key store
+the same matches, a run cut after a round and resumed picks what an uncut run picks, and a
+new entrant joining a tournament that has run plays only the matches that place it. Real
+runs of the engine (`arena run`) on SQLite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import text
+from typer.testing import CliRunner
+
+from arena.cli import build_app
+from arena.storage import MATCH_DONE, Store, sqlite_url
+from tests.executors.ray_fixtures import share_seed_key
+from tests.tournaments.arena_fixtures import THREE_ENTRANTS
+
+APP = build_app()
+KEY = "5eed" * 16  # a tournament seed key, as stored (hex)
+ADAPTIVE = 'pairing = "adaptive"\nstop_when = "settled"\nconfidence = {c}'
+NEWCOMER = '\n[[participants]]\nname = "late"\nplayer = "scripted:the"\n'
+
+
+def write(folder: Path, rules: str, extra: str = "", maps: int = 12) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "t.toml"
+    path.write_text(THREE_ENTRANTS.format(maps=maps, rules=rules) + extra, encoding="utf-8")
+    return path
+
+
+def run(path: Path, db: str, *extra: str) -> str:
+    ran = CliRunner().invoke(APP, ["run", str(path), "--db", db, "--no-progress", *extra],
+                             env={"COLUMNS": "200"})
+    assert ran.exit_code == 0, ran.output
+    return ran.output
+
+
+def fix_seed_key(db: str, key: str) -> None:
+    """Give the tournament a known seed key (it decides the maps and the players' seeds), so
+    the run's outcomes are the same on every machine."""
+    store = Store.open(db)
+    try:
+        store.ensure_tournament("small", "eval", "{}")
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE tournaments SET seed_key = :k WHERE name = 'small'"),
+                         {"k": key})
+    finally:
+        store.close()
+
+
+def keys(db: str) -> list[str]:
+    """The stored done matches' keys, in the order they were stored."""
+    store = Store.open(db)
+    try:
+        return [m.key for m in store.stored_matches("small", status=MATCH_DONE)]
+    finally:
+        store.close()
+
+
+def seats(db: str) -> dict[str, set[str]]:
+    store = Store.open(db)
+    try:
+        return {m.key: {s.participant for s in m.seats if s.main}
+                for m in store.stored_matches("small", status=MATCH_DONE)}
+    finally:
+        store.close()
+
+
+def test_two_databases_with_one_seed_key_pick_the_same_matches(tmp_path: Path) -> None:
+    """Same seed key, same stored outcomes: the rounds pick the same matches, and the run
+    stops settled before its 72 planned matches."""
+    path = write(tmp_path, ADAPTIVE.format(c=0.5))
+    one, two = sqlite_url(tmp_path / "one.db"), sqlite_url(tmp_path / "two.db")
+    said = run(path, one)
+    assert "stopped: settled: the 50% intervals of the top 3 no longer overlap" in said, said
+    first = keys(one)
+    assert 0 < len(first) < 72, len(first)
+    share_seed_key(one, two, "small")
+    run(path, two)
+    assert sorted(keys(two)) == sorted(first)
+
+
+def test_a_run_cut_after_a_round_resumes_with_the_picks_of_an_uncut_run(tmp_path: Path) -> None:
+    """The uncut run plays rounds until its 95% intervals settle (or the plan ends); a run
+    stopped by max_matches after its first round and run again without it stores exactly
+    the same matches: the picks are a function of what is stored."""
+    rules = ADAPTIVE.format(c=0.95)
+    uncut = sqlite_url(tmp_path / "uncut.db")
+    run(write(tmp_path / "u", rules), uncut)
+    played = keys(uncut)
+    assert len(played) > 16, "the test needs more than one round"
+    cut = sqlite_url(tmp_path / "cut.db")
+    share_seed_key(uncut, cut, "small")
+    said = run(write(tmp_path / "c", rules + "\nmax_matches = 16"), cut)
+    assert "stopped: max_matches" in said and 0 < len(keys(cut)) <= 16
+    assert set(keys(cut)) <= set(played)  # the first round is the uncut run's first round
+    run(write(tmp_path / "c", rules), cut)
+    assert sorted(keys(cut)) == sorted(played)
+
+
+def test_a_new_entrant_is_placed_with_only_its_own_matches(tmp_path: Path) -> None:
+    """A tournament whose 72 matches were all played gets a fourth entrant: the next run
+    (adaptive, settled at 50%) plays only matches in which the newcomer has a seat, fewer
+    than its 24 planned, and stops once it is placed; the run says where."""
+    db = sqlite_url(tmp_path / "a.db")
+    fix_seed_key(db, KEY)
+    run(write(tmp_path, ""), db)
+    before = set(keys(db))
+    assert len(before) == 72
+    said = run(write(tmp_path, ADAPTIVE.format(c=0.5), NEWCOMER), db, "--concurrency", "4")
+    assert "stopped: placed: late at rank" in said, said
+    new = {k: who for k, who in seats(db).items() if k not in before}
+    assert new and all("late" in who for who in new.values()), new
+    assert len(new) < 24, len(new)

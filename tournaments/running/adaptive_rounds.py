@@ -1,0 +1,144 @@
+"""Adaptive pairing at work (tournament key ``pairing = "adaptive"``, issue 33): which of the
+pending matches a run plays next, and placing new entrants.
+
+Rounds: each round picks up to ``width`` matches (the run's concurrency) with
+`arena.tournaments.ratings.adaptive.AdaptivePairing`, given every match of the tournament
+stored so far; they are played, and the next round is picked once they have all ended. So
+the picks are a pure function of what is stored and the tournament's seed: any
+concurrency, the local and the Ray executor, and a resumed run pick alike (a run cut in
+the middle of a round picks again from what that round stored). The price: a round waits
+for its slowest match.
+
+Placement: when the tournament has stored matches and some entrants have none (a player
+added since; the next run of a recurring tournament picks it up), the run places them: the
+candidates are the pending matches that have a new entrant in a rated seat, the policy
+weighs only the adjacent pairs that involve one, and the stopping rule ``placed``
+(`arena.tournaments.ratings.stopping`) ends the run once they are known as well as the
+others.
+
+Every rule of the plans holds for any subset of them (seat rotation, maps kept apart for
+seats that see different things of a map), so choosing among them keeps those rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any
+
+from arena.storage import Store
+from arena.tournaments.planning.pairings import MatchPlan
+from arena.tournaments.ratings.adaptive import AdaptivePairing, AdaptiveSettings, candidates_of
+from arena.tournaments.ratings.records import MatchRecord
+from arena.tournaments.records.rating_store import load_inputs
+from arena.tournaments.running.prepare import PreparedTournament
+
+
+def newcomers_of(entrants: Sequence[str], records: Sequence[MatchRecord]) -> tuple[str, ...]:
+    """The entrants with no stored match in a tournament that has some (none when it has
+    none: a first run is not a placement)."""
+    if not records:
+        return ()
+    seen = {seat.participant for record in records for seat in record.players}
+    return tuple(name for name in entrants if name not in seen)
+
+
+def placing(plans: Sequence[MatchPlan], newcomers: Sequence[str]) -> list[MatchPlan]:
+    """The plans in which a new entrant plays a rated seat (the only ones a placement
+    plays)."""
+    wanted = set(newcomers)
+    return [p for p in plans if any(s.main and s.participant in wanted for s in p.seats)]
+
+
+class AdaptiveRounds:
+    """Picks and plays the pending matches round by round (module docstring)."""
+
+    def __init__(
+        self,
+        plans: Sequence[MatchPlan],
+        pending: Sequence[MatchPlan],
+        store: Store,
+        tournament: str,
+        *,
+        width: int,
+        seed: int,
+        confidence: float,
+        settle_top: int | None,
+        newcomers: Sequence[str] = (),
+    ) -> None:
+        self.candidates = list(pending)
+        self.newcomers = tuple(newcomers)
+        self._plans = {p.key: p for p in pending}
+        settings = AdaptiveSettings(
+            confidence=confidence, settle_top=settle_top, seed=seed, focus=tuple(newcomers)
+        )
+        # over every plan, so the stored ones are known by key (an eval map someone played is
+        # worth joining) whichever run stored them; only `pending` may be picked
+        self._policy = AdaptivePairing(candidates_of(plans), settings)
+        self._closed = frozenset(p.key for p in plans if p.key not in self._plans)
+        self._store, self._tournament = store, tournament
+        self._width = max(1, width)
+        self._tried: set[str] = set()  # handed out this run: stored, or not to be retried
+
+    def _records(self) -> list[MatchRecord]:
+        return list(load_inputs(self._store, [self._tournament]).records)
+
+    async def next_round(self, width: int | None = None) -> list[MatchPlan]:
+        """The next round's matches (at most ``width``, default the run's), best first
+        (empty: every candidate is stored or tried)."""
+        records = await asyncio.to_thread(self._records)
+        wanted = self._width if width is None else min(width, self._width)
+        keys = await asyncio.to_thread(
+            self._policy.next, records, wanted, (), self._closed | self._tried
+        )
+        self._tried.update(keys)
+        return [self._plans[k] for k in keys]
+
+    @property
+    def handed_out(self) -> int:
+        """How many matches this run was given to play."""
+        return len(self._tried)
+
+    async def play(
+        self,
+        play: Callable[[MatchPlan], Coroutine[Any, Any, None]],
+        stored: Callable[[], Awaitable[None]],
+        allow: Callable[[int], Awaitable[int]],
+    ) -> None:
+        """Round after round until no candidate is left or the stopping rules allow no
+        more (``allow(n)``: how many of n may start, `StopWatch.allow`, asked once per round
+        so a verdict falls between rounds); ``stored()`` waits until the round's matches are
+        in the database, so the next round sees them."""
+        while (room := await allow(self._width)) > 0:
+            picks = await self.next_round(room)
+            if not picks:
+                return
+            async with asyncio.TaskGroup() as group:
+                for plan in picks:
+                    group.create_task(play(plan))
+            await stored()
+
+
+async def adaptive_rounds(
+    tournament: PreparedTournament, pending: Sequence[MatchPlan], store: Store, *, width: int
+) -> AdaptiveRounds | None:
+    """The run's rounds when the tournament pairs adaptively (None: it plays its round robin
+    in balanced order); a placement when entrants without a stored match join a tournament
+    that has some."""
+    config = tournament.config
+    if config.pairing != "adaptive":
+        return None
+    name = config.name
+    records = await asyncio.to_thread(lambda: load_inputs(store, [name]).records)
+    newcomers = newcomers_of(tournament.entrants, records)
+    return AdaptiveRounds(
+        tournament.plans,
+        placing(pending, newcomers) if newcomers else pending,
+        store,
+        name,
+        width=width,
+        seed=config.seed,
+        confidence=config.confidence,
+        settle_top=config.settle_top,
+        newcomers=newcomers,
+    )
