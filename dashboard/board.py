@@ -124,17 +124,28 @@ MIDRUN_COVERAGE = "96%"
 RESAMPLED = {"match": "matches", "map": "maps (then their matches)"}  # the bootstrap's unit
 
 
-def progress_note(tournament: str, run: int, finished: int, total: int) -> str:
+def progress_note(
+    tournament: str, run: int, finished: int, total: int, adaptive: bool = False
+) -> str:
     """What a board read mid-run is worth (issue 30): how far the run is, and how often
-    such a board's intervals held the final rating in `benchmarks/midrun_bench.py`."""
+    such a board's intervals held the final rating in `benchmarks/midrun_bench.py`; a
+    tournament that pairs adaptively (issue 33) is not played in balanced order, and says so."""
     share = finished / total if total else 0.0
+    head = (f"Provisional: run {run} of {tournament} is in progress ({finished}/{total} "
+            f"matches, {share:.0%}). ")
+    if adaptive:
+        return head + (
+            "Its matches are chosen adaptively (the participants whose order is least "
+            "certain play next), so the run may stop long before its planned matches and "
+            "this board's mix is not a round robin's: read its intervals, not the share "
+            "played. This page follows the matches as they are stored."
+        )
     early = (
         "Under a quarter of the run, expect ratings to move beyond their intervals more "
         "often than that. " if share < 0.25 else ""
     )
-    return (
-        f"Provisional: run {run} of {tournament} is in progress ({finished}/{total} matches, "
-        f"{share:.0%}). Its matches are played in balanced order (games, roles, maps and "
+    return head + (
+        "Its matches are played in balanced order (games, roles, maps and "
         "participants interleaved), so this board rates the same mix as the final one: "
         f"from a quarter of a run on, its 95% intervals held the final rating in "
         f"{MIDRUN_COVERAGE} of the measured cases. {early}This page follows the matches as "

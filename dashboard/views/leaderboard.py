@@ -75,8 +75,10 @@ head[4].metric("Last update (UTC)", _when(last, "%b %d %H:%M"),
                help="When the latest match was stored: " + _when(last, "%Y-%m-%d %H:%M:%S UTC"))
 if len(running) and view.following:
     row = running.iloc[0]
+    stored = query(ReadModel.tournament_config, f.tournament) if f.tournament else None
+    pairing = (stored or {}).get("pairing")
     st.warning(progress_note(plain(f.tournament), int(row["run"]), int(row["finished"]),
-                             int(row["total"])))
+                             int(row["total"]), adaptive=pairing == "adaptive"))
 st.caption(f"Ratings: {source}.")
 with st.expander("How to read this"):
     st.markdown(

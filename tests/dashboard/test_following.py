@@ -208,3 +208,6 @@ def test_a_mid_run_note_says_how_far_the_run_is_and_what_its_intervals_are_worth
     assert "Under a quarter of the run" in early and "Under a quarter" not in later
     assert "(40/80 matches, 50%)" in later and f"held the final rating in {MIDRUN_COVERAGE}" in later
     assert progress_note("t", 1, 0, 0).startswith("Provisional: run 1 of t is in progress (0/0")
+    adaptive = progress_note("t", 2, 10, 80, adaptive=True)
+    assert adaptive.startswith("Provisional: run 2 of t is in progress (10/80 matches, 12%)")
+    assert "chosen adaptively" in adaptive and "balanced order" not in adaptive

@@ -100,6 +100,24 @@ async def test_a_tournament_on_ray_stores_what_the_local_executor_stores(
     assert set(heard) == set(expected) and len(heard) == sum(e[3] for e in expected.values())
 
 
+async def test_adaptive_pairing_on_ray_picks_what_the_local_executor_picks(
+    ray_cluster: Any, registry: Registry, tmp_path: Path
+) -> None:
+    """Adaptive rounds are picked from what is stored, so the Ray executor (matches in Ray
+    tasks) and the local one store the same matches and stop at the same verdict."""
+    adaptive = 'seed = 7\npairing = "adaptive"\nstop_when = "settled"\nconfidence = 0.5\n'
+    path = fx.tournament_file(tmp_path, fx.SMALL.replace("seed = 7\n", adaptive))
+    local_db, ray_db = rf.db_url(tmp_path, "local.db"), rf.db_url(tmp_path, "ray.db")
+    local = await play(path, local_db, registry, create_executor(registry, "local"))
+    rf.share_seed_key(local_db, ray_db, "small")
+    remote = await play(path, ray_db, registry, RayExecutor(rf.REGISTRY_REF))
+    assert local.written > 0 and remote.status == local.status
+    assert remote.stop_reason == local.stop_reason
+    expected, got = rows(local_db, "small"), rows(ray_db, "small")
+    assert got.keys() == expected.keys()
+    assert {v[1] for v in got.values()} == {"ray"}
+
+
 FLAKY = """
 name = "flaky"
 judge = "ngram"

@@ -17,7 +17,7 @@ Example::
     npc = "random"           # NPC participant for every non-main role (eval mode)
     pairing = "adaptive"     # or "round_robin" (the default): the planned matches that
                              # shrink the ranking's uncertainty most go first, and a new
-                             # entrant plays only what places it (docs/adaptive.md)
+                             # entrant plays only what places it (README)
     stop_when = "settled"    # stop once the intervals of the best `settle_top` (default all)
     settle_top = 3           # no longer overlap at `confidence` (default 0.95); or stop at
     max_matches = 500        # a number of matches, or a budget of the players' tokens or

@@ -1,0 +1,259 @@
+"""Benchmark: matches until the ranking is settled, adaptive pairing against the round robin.
+
+Simulated tournaments with known Bradley–Terry strengths (8, 16 and 32 participants;
+head-to-head and eval; close and spread strengths, each a seeded draw: evenly spaced gaps,
+each jittered by +-30 %, names shuffled). Outcomes follow the model exactly: head-to-head,
+the first seat wins with probability sigmoid(theta_first - theta_second + 0.1) (a small
+first-seat advantage, so seat balance matters); eval, every entrant of a map scores
+theta + the map's shift + Gumbel noise, so any two entrants of a map compare as
+sigmoid(theta_a - theta_b), and all comparisons on one map share its scores.
+
+The pool of planned matches is the same for both ways: head-to-head, rounds of every ordered
+pair on a map of its own; eval, maps on which every entrant plays once. Both ways draw
+from it:
+
+- **round robin**, in its balanced order: round after round (map after map), each round's
+  matches in a seeded random order (so every prefix is an interleaved sample of the whole);
+- **adaptive**: `arena.tournaments.ratings.adaptive.AdaptivePairing`, `--batch` picks per
+  call (the matches a run would have in flight; default max(8, participants / 2)).
+
+After every checkpoint (a geometric grid, ``x --step`` matches, the same for both) the board
+is rated as `arena ratings` does (Bradley–Terry fit, match bootstrap with ``--resamples``,
+95 % percentile intervals, rank ranges) and the run stops when
+`arena.tournaments.ratings.stopping.settled` says the whole ranking is settled (no rank range
+wider than one rank). *Matches* is the checkpoint where that happened (``>`` the pool when
+it never did); *coverage* is the share of participants whose final rank range contains their
+true rank (the strengths the simulation drew; neither way sees them). The savings of a
+population is the median over seeds of round-robin matches / adaptive matches; the last
+line is the geometric mean of the savings over the populations and the adaptive coverage
+over every participant of every run: ``match_savings=X coverage=Y``.
+
+    PYTHONPATH=. python benchmarks/adaptive_bench.py [--seeds 3] [--sizes 8,16,32]
+        [--modes h2h,eval] [--spreads close,spread] [--resamples 200] [--batch B]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from arena.tournaments.ratings.adaptive import AdaptivePairing, AdaptiveSettings, Candidate
+from arena.tournaments.ratings.comparisons import comparisons_from_records
+from arena.tournaments.ratings.leaderboard import (
+    LeaderboardConfig,
+    LeaderboardRow,
+    leaderboard_from_comparisons,
+)
+from arena.tournaments.ratings.records import MatchRecord, SeatRecord
+from arena.tournaments.ratings.stopping import settled
+
+GAPS = {"close": 0.5, "spread": 1.0}  # natural-log units between neighbours (x jitter)
+FIRST_SEAT = 0.1  # head-to-head first-seat advantage
+GAME = "g"
+
+
+@dataclass(frozen=True)
+class Population:
+    size: int
+    mode: str  # "h2h" or "eval"
+    spread: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.mode} n={self.size} {self.spread}"
+
+
+@dataclass
+class Outcome:
+    matches: int
+    settled: bool
+    covered: int
+    size: int
+    seconds: float
+
+
+class World:
+    """A seeded population: true strengths, the pool of candidates, and outcomes drawn as
+    each match is played (the same draws whichever way plays it)."""
+
+    def __init__(self, pop: Population, seed: int, pool_rounds: int) -> None:
+        rng = np.random.default_rng([seed, pop.size, len(pop.mode), len(pop.spread)])
+        gaps = GAPS[pop.spread] * rng.uniform(0.7, 1.3, pop.size - 1)
+        theta = np.concatenate([[0.0], -np.cumsum(gaps)])
+        theta -= theta.mean()
+        names = [f"p{i:02d}" for i in rng.permutation(pop.size)]
+        self.truth = dict(zip(names, theta.tolist(), strict=True))
+        self.names = sorted(names)
+        self.mode = pop.mode
+        self.candidates: list[Candidate] = []
+        self.rounds: list[list[str]] = []
+        self.draw: dict[str, float] = {}
+        shift = rng.normal(0.0, 3.0, pool_rounds)
+        for r in range(pool_rounds):
+            keys = []
+            if pop.mode == "h2h":
+                for a in self.names:
+                    for b in self.names:
+                        if a != b:
+                            key = f"r{r}:{a}:{b}"
+                            seats = (("first", a), ("second", b))
+                            self.candidates.append(Candidate(key, GAME, seats))
+                            self.draw[key] = float(rng.random())
+                            keys.append(key)
+            else:
+                cell = (GAME, "1", "main", r, (("npc", "npc"),), 1)
+                for a in self.names:
+                    key = f"r{r}:{a}"
+                    self.candidates.append(Candidate(key, GAME, (("main", a),), cell))
+                    self.draw[key] = float(shift[r] + rng.gumbel())
+                    keys.append(key)
+            self.rounds.append(keys)
+        self.by_key = {c.key: c for c in self.candidates}
+        order = np.random.default_rng([seed, 99])
+        self.round_robin = [
+            key for keys in self.rounds for key in order.permutation(keys).tolist()
+        ]
+
+    def record(self, key: str) -> MatchRecord:
+        c = self.by_key[key]
+        if self.mode == "h2h":
+            (_, a), (_, b) = c.seats
+            p = 1.0 / (1.0 + math.exp(-(self.truth[a] - self.truth[b] + FIRST_SEAT)))
+            first = 1.0 if self.draw[key] < p else 0.0
+            seats = (SeatRecord("first", a, first), SeatRecord("second", b, 1.0 - first))
+            return MatchRecord(key, GAME, "m" + key.split(":")[0], seats)
+        (_, who), = c.seats
+        score = self.truth[who] + self.draw[key]
+        assert c.cell is not None
+        seats = (SeatRecord("main", who, score), SeatRecord("npc", "npc", 0.0, npc=True))
+        return MatchRecord(key, GAME, f"map{c.cell[3]}", seats, mode="eval")
+
+    def true_ranks(self) -> dict[str, int]:
+        ranked = sorted(self.truth, key=lambda n: -self.truth[n])
+        return {n: i + 1 for i, n in enumerate(ranked)}
+
+
+def board(records: Sequence[MatchRecord], resamples: int) -> list[LeaderboardRow]:
+    config = LeaderboardConfig(n_resamples=resamples, seed=0)
+    return list(leaderboard_from_comparisons(comparisons_from_records(records), config).rows)
+
+
+def checkpoints(start: int, step: float, last: int) -> list[int]:
+    points, at = [], float(start)
+    while at < last:
+        points.append(int(at))
+        at = max(at * step, at + 1)
+    return [*points, last]
+
+
+def play(
+    world: World,
+    chooser: Callable[[list[MatchRecord], int], list[str]],
+    points: list[int],
+    resamples: int,
+    top: int | None,
+) -> Outcome:
+    started = time.perf_counter()
+    records: list[MatchRecord] = []
+    rows: list[LeaderboardRow] = []
+    done = False
+    for point in points:
+        while len(records) < point:
+            keys = chooser(records, point - len(records))
+            if not keys:
+                break
+            records += [world.record(k) for k in keys]
+        rows = board(records, resamples)
+        if settled(rows, top, world.names) is None:
+            done = True
+            break
+        if len(records) < point:  # the pool ran out
+            break
+    truth = world.true_ranks()
+    covered = sum(r.rank_low <= truth[r.participant] <= r.rank_high for r in rows)
+    return Outcome(len(records), done, covered, len(world.names),
+                   time.perf_counter() - started)
+
+
+def run_population(pop: Population, args: argparse.Namespace) -> tuple[list[Outcome], ...]:
+    adaptive_runs, robin_runs = [], []
+    for seed in range(args.seeds):
+        world = World(pop, seed, args.pool_rounds if pop.mode == "h2h" else args.pool_maps)
+        points = checkpoints(pop.size, args.step, len(world.candidates))
+        batch = args.batch or max(8, pop.size // 2)
+        top = args.settle_top or None
+        policy = AdaptivePairing(world.candidates, AdaptiveSettings(seed=seed, settle_top=top))
+
+        def adaptive(records: list[MatchRecord], room: int) -> list[str]:
+            return policy.next(records, min(batch, room))  # noqa: B023
+
+        def robin(records: list[MatchRecord], room: int) -> list[str]:
+            return world.round_robin[len(records) : len(records) + room]  # noqa: B023
+
+        adaptive_runs.append(play(world, adaptive, points, args.resamples, top))
+        robin_runs.append(play(world, robin, points, args.resamples, top))
+    return adaptive_runs, robin_runs
+
+
+def shown(runs: Sequence[Outcome]) -> str:
+    values = [r.matches for r in runs]
+    text = f"{statistics.median(values):.0f}"
+    return text if all(r.settled for r in runs) else f">{text}" if not any(
+        r.settled for r in runs) else f"{text} ({sum(not r.settled for r in runs)} unsettled)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--sizes", default="8,16,32")
+    parser.add_argument("--modes", default="h2h,eval")
+    parser.add_argument("--spreads", default="close,spread")
+    parser.add_argument("--resamples", type=int, default=200)
+    parser.add_argument("--batch", type=int, default=0,
+                        help="adaptive picks per call (default: max(8, participants / 2))")
+    parser.add_argument("--step", type=float, default=1.1)
+    parser.add_argument("--settle-top", type=int, default=0,
+                        help="settled: only the best N must have one rank each (0: all)")
+    parser.add_argument("--pool-rounds", type=int, default=250,
+                        help="head-to-head: rounds of every ordered pair in the pool")
+    parser.add_argument("--pool-maps", type=int, default=1000,
+                        help="eval: maps in the pool (every entrant once on each)")
+    args = parser.parse_args()
+
+    pops = [
+        Population(int(n), mode, spread)
+        for mode in args.modes.split(",")
+        for spread in args.spreads.split(",")
+        for n in args.sizes.split(",")
+    ]
+    header = ("population", "round robin", "adaptive", "savings", "coverage rr",
+              "coverage adaptive", "seconds")
+    print(" | ".join(header))
+    savings: list[float] = []
+    covered = total = 0
+    for pop in pops:
+        adaptive, robin = run_population(pop, args)
+        ratio = statistics.median(
+            r.matches / a.matches for a, r in zip(adaptive, robin, strict=True)
+        )
+        savings.append(ratio)
+        covered += sum(a.covered for a in adaptive)
+        total += sum(a.size for a in adaptive)
+        cov = lambda runs: sum(x.covered for x in runs) / sum(x.size for x in runs)  # noqa: E731
+        seconds = sum(x.seconds for x in adaptive + robin)
+        print(" | ".join((
+            pop.label, shown(robin), shown(adaptive), f"{ratio:.2f}x",
+            f"{cov(robin):.1%}", f"{cov(adaptive):.1%}", f"{seconds:.0f}",
+        )), flush=True)
+    geo = math.exp(statistics.mean(math.log(s) for s in savings))
+    print(f"match_savings={geo:.2f} coverage={covered / total:.3f}")
+
+
+if __name__ == "__main__":
+    main()
