@@ -47,6 +47,7 @@ class MatchResult:
     scores: dict[str, SeatScore]
     error: str | None = None
     no_result: str | None = None
+    move_s: dict[str, float] = field(default_factory=dict)  # role -> seconds on its moves
 
 
 def active_players(program: ast.Program) -> tuple[str, ...]:
@@ -126,6 +127,7 @@ async def play_match(
     no_result: str | None = None
     playing = dict(seats)
     rebuilt: list[Player] = []  # NPCs built for later rounds: closed here at the end
+    move_s: dict[str, float] = {}
     try:
         for number in range(1, config.rounds + 1):
             try:
@@ -145,6 +147,7 @@ async def play_match(
                     limits=config.limits,
                     policy=config.policy,
                     emit=emit,
+                    move_s=move_s,
                 )
                 outcome = await runner.run()
             except MatchHasNoResult as ended:
@@ -177,4 +180,6 @@ async def play_match(
         )
         for role, rs in per_round.items()
     }
-    return MatchResult(events=events, scores=scores, error=error, no_result=no_result)
+    return MatchResult(
+        events=events, scores=scores, error=error, no_result=no_result, move_s=move_s
+    )

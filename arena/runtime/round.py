@@ -11,6 +11,7 @@ match with no result (`MatchHasNoResult`) emits a `no_result` event and raises.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import NoReturn
@@ -158,7 +159,11 @@ class RoundRunner:
         limits: RoundLimits,
         policy: MovePolicy,
         emit: Callable[[ev.Event], None],
+        move_s: dict[str, float] | None = None,
     ) -> None:
+        # role -> seconds its player spent on moves (retries included), added to across the
+        # match's rounds; kept out of the events so that transcripts stay reproducible
+        self.move_s = {} if move_s is None else move_s
         self.program = program
         self.game = game
         self.stories = stories
@@ -335,11 +340,13 @@ class RoundRunner:
             )
         )
         usage_before = usage_snapshot(seat.player)
+        asked = time.perf_counter()
         try:
             moves = await ask_for_move(seat, request, self.policy)
         except NoResultError as failure:
             self._no_result(instruction.line, player, f"no move could be had: {failure}")
         except MoveFailed as failure:
+            self._timed(player, asked)
             self.emit(
                 ev.Forfeit(
                     round=self.round,
@@ -350,6 +357,7 @@ class RoundRunner:
                 )
             )
             return player
+        self._timed(player, asked)
         stored, cut = await self._cut_moves(moves, registers, max_len, instruction, state)
         state.meter.store(
             {r: Text(t) for r, t in stored.items()}, instruction.line, instruction.source
@@ -376,6 +384,9 @@ class RoundRunner:
             )
         )
         return None
+
+    def _timed(self, player: str, asked: float) -> None:
+        self.move_s[player] = self.move_s.get(player, 0.0) + time.perf_counter() - asked
 
     async def _cut_moves(
         self,

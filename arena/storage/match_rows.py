@@ -105,6 +105,11 @@ def insert_matches(conn: Connection, matches: Sequence[FinishedMatch]) -> list[b
                 "best": s.best,
                 "forfeit": s.forfeit,
                 "round_scores_json": json.dumps(list(s.round_scores)),
+                "prompt_tokens": s.prompt_tokens,
+                "completion_tokens": s.completion_tokens,
+                "cost_usd": s.cost_usd,
+                "calls": s.calls,
+                "move_s": s.move_s,
             }
             for s in match.seats
         ]

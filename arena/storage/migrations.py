@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 from arena.storage import tables
 from arena.storage.engine import StorageError, describe, is_read_only, write_engine
 
-CURRENT_VERSION = 9
+CURRENT_VERSION = 10
 
 Migration = Callable[[Connection], None]
 
@@ -109,8 +109,17 @@ def _to_v9(connection: Connection) -> None:
     _add_columns(connection, tables.LiveMatch, ("events_json",))
 
 
+def _to_v10(connection: Connection) -> None:
+    """Seats carry what their player spent: tokens, dollars, calls and seconds on moves
+    (NULL for older rows: not measured)."""
+    _add_columns(connection, tables.Seat, SEAT_SPEND)
+
+
+SEAT_SPEND = ("prompt_tokens", "completion_tokens", "cost_usd", "calls", "move_s")
+
 MIGRATIONS: dict[int, Migration] = {
     2: _to_v2, 3: _to_v3, 4: _to_v4, 5: _to_v5, 6: _to_v6, 7: _to_v7, 8: _to_v8, 9: _to_v9,
+    10: _to_v10,
 }
 
 

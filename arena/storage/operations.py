@@ -35,6 +35,7 @@ class StoreOperations:
     stored_matches = operation(queries.stored_matches)
     match_events = operation(queries.match_events)
     match_counts = operation(queries.match_counts)
+    seat_spend = operation(queries.seat_spend)
     map_texts = operation(queries.map_texts)
     match_sources = operation(sources.match_sources)  # games, participants (rescore)
     match_id_for_ref = operation(match_keys.match_id_for_ref)

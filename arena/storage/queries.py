@@ -16,7 +16,7 @@ from sqlmodel import col
 
 from arena.events import Event
 from arena.storage.event_codec import decode_events
-from arena.storage.records import StoredMatch, StoredSeat
+from arena.storage.records import MATCH_DONE, StoredMatch, StoredSeat
 from arena.storage.tables import (
     EventRecord,
     Game,
@@ -156,6 +156,37 @@ def match_events(engine: Engine, key: str) -> list[Event]:
     )
     with engine.connect() as conn:
         return decode_events(r[0] for r in conn.execute(query))
+
+
+SeatSpendRow = tuple[str, int, int, float, float, float, float, float]
+
+
+def seat_spend(engine: Engine, tournament: str) -> list[SeatSpendRow]:
+    """Per participant, over its rated (main) seats of the tournament's done matches: the
+    seats, those with a spend on record, and the sums of prompt tokens, completion tokens,
+    dollars, calls and seconds on moves (`SeatResult`)."""
+    query = (
+        select(
+            col(Participant.name), func.count(), func.count(col(Seat.move_s)),
+            *(func.coalesce(func.sum(c), 0.0) for c in (
+                col(Seat.prompt_tokens), col(Seat.completion_tokens), col(Seat.cost_usd),
+                col(Seat.calls), col(Seat.move_s))),
+        )
+        .select_from(Seat)
+        .join(Match, col(Match.id) == col(Seat.match_id))
+        .join(Tournament, col(Tournament.id) == col(Match.tournament_id))
+        .join(Participant, col(Participant.id) == col(Seat.participant_id))
+        .where(col(Tournament.name) == tournament, col(Match.status) == MATCH_DONE,
+               col(Seat.main))
+        .group_by(col(Participant.name))
+        .order_by(col(Participant.name))
+    )
+    with engine.connect() as conn:
+        return [
+            (str(r[0]), int(r[1]), int(r[2]), float(r[3] or 0.0), float(r[4] or 0.0),
+             float(r[5] or 0.0), float(r[6] or 0.0), float(r[7] or 0.0))
+            for r in conn.execute(query)
+        ]
 
 
 def match_counts(engine: Engine, tournament: str) -> dict[str, int]:

@@ -58,6 +58,13 @@ class SeatResult:
     best: float | None
     forfeit: bool
     round_scores: tuple[float | None, ...]
+    # what the seat's player spent (None: not measured, e.g. an imported result): the usage
+    # its moves reported (tokens, dollars, model calls) and the seconds it took on them
+    prompt_tokens: float | None = None
+    completion_tokens: float | None = None
+    cost_usd: float | None = None
+    calls: float | None = None
+    move_s: float | None = None
 
 
 @dataclass(frozen=True)

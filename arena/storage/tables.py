@@ -200,6 +200,12 @@ class Seat(SQLModel, table=True):
     best: float | None = None
     forfeit: bool = False
     round_scores_json: str = Field(default="[]", sa_column=_text())
+    # the player's spend on this seat (SeatResult; NULL: not measured)
+    prompt_tokens: float | None = None
+    completion_tokens: float | None = None
+    cost_usd: float | None = None
+    calls: float | None = None
+    move_s: float | None = None
 
 
 class MatchRound(SQLModel, table=True):

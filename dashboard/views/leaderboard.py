@@ -28,6 +28,10 @@ from arena.dashboard.context import current
 from arena.dashboard.derived import predicted_wins
 from arena.dashboard.ui import need_rows, participant_link, plain
 from arena.storage.read_model import ReadModel
+from arena.tournaments.ratings.spend import participant_costs, settled_cost
+
+# the Leaderboard's cost columns: column -> `ParticipantCost.as_dict` key
+COST_COLUMNS = {"tokens": "tokens", "usd": "usd", "move_s": "move_s"}
 
 ctx = current()
 f = ctx.filters
@@ -121,6 +125,11 @@ board = board.assign(matches=[int(matches.get(p, 0)) for p in board["participant
 # The published Xent benchmark's score (issue 20), over the matches the filters select.
 benchmark = from_seats(derived.seat_benchmark_scores)
 board = board.assign(xent_benchmark=[benchmark.get(p) for p in board["participant"]])
+# What each participant's rated seats cost (issue 33): the tournament's done matches
+costs = participant_costs(query(ReadModel.seat_spend, f.tournament) if f.tournament else [])
+spent = {p: costs[p].as_dict() if p in costs else {} for p in board["participant"]}
+board = board.assign(**{column: [spent[p].get(key) for p in board["participant"]]
+                        for column, key in COST_COLUMNS.items()})
 
 with left:
     if not narrowed:
@@ -146,11 +155,20 @@ if "provisional" in table:
     table["provisional"] = table["provisional"].map(lambda p: "✱" if p else "")
 table.insert(table.columns.get_loc("participant") + 1, "page",
              [participant_link(str(p)) for p in table["participant"]])
+if "rank_low" in board and any(c.measured for c in costs.values()):
+    st.caption(settled_cost(list(board.itertuples()), costs).sentence())
 tables.show(table, column_config={
     "rank_change": st.column_config.NumberColumn("Δ rank", format="%+d",
                                                  help="since the previous snapshot"),
     "page": st.column_config.LinkColumn("page", display_text="open",
                                         help="the participant's own page"),
+    "tokens": st.column_config.NumberColumn(
+        "tokens", format="%.0f", help="tokens its player reported over its rated seats "
+        "(prompt and completion; empty: not measured, e.g. imported results)"),
+    "usd": st.column_config.NumberColumn(
+        "$", format="%.4f", help="dollars its player reported (litellm's cost map)"),
+    "move_s": st.column_config.NumberColumn(
+        "time (s)", format="%.1f", help="seconds its player took on its moves"),
     "xent_benchmark": st.column_config.NumberColumn(
         "Xent benchmark", format="%.2f",
         help="the published Xent benchmark's score: 100 x the mean over games of the mean "

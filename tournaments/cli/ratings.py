@@ -133,7 +133,8 @@ def ratings_command(
     with --vs, each participant's win rate against a reference participant."""
     from arena.tournaments.ratings.leaderboard_text import render_leaderboard
     from arena.tournaments.ratings.service import compute_ratings
-    from arena.tournaments.records.rating_store import load_inputs
+    from arena.tournaments.ratings.spend import settled_cost
+    from arena.tournaments.records.rating_store import load_costs, load_inputs
 
     options = _options(
         scale, point, resamples, seed, confidence=confidence, role_effects=role_effects,
@@ -143,6 +144,7 @@ def ratings_command(
     store = _open(db)
     try:
         inputs = load_inputs(store, tournament)
+        costs = load_costs(store, tournament)
     finally:
         store.close()
     if vs is not None:
@@ -150,7 +152,16 @@ def ratings_command(
         return
     board = compute_ratings(inputs, options)
     if as_json:
-        typer.echo(json.dumps(board.as_dicts(), indent=2))
+        # a list of rows as before; each row's `cost` is its participant's spend, and
+        # `per_settled_rank` the whole board's spend per settled rank (the same in every row)
+        per_rank = settled_cost(board.rows, costs).as_dict()
+        rows = [
+            {**row, "cost": {**(costs[str(row["participant"])].as_dict()
+                                if row["participant"] in costs else {}),
+                             "per_settled_rank": per_rank}}
+            for row in board.as_dicts()
+        ]
+        typer.echo(json.dumps(rows, indent=2))
         return
     typer.echo(render_leaderboard(inputs, options, board))
 

@@ -24,12 +24,13 @@ and ``settled``.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from arena.tournaments.ratings.errors import RatingInputError
 from arena.tournaments.ratings.leaderboard import LeaderboardRow
+from arena.tournaments.ratings.spend import NOTHING_SPENT, Spend
 
 if TYPE_CHECKING:
     from arena.tournaments.planning.config import TournamentConfig
@@ -80,40 +81,6 @@ class StopRules:
     def rates(self) -> bool:
         """Whether a rule needs the board (rated now and then during the run)."""
         return self.stop_when == "settled" or bool(self.place)
-
-
-@dataclass(frozen=True)
-class Spend:
-    """What players reported spending: tokens, dollars, model calls."""
-
-    prompt_tokens: float = 0.0
-    completion_tokens: float = 0.0
-    cost_usd: float = 0.0
-    calls: float = 0.0
-
-    @property
-    def tokens(self) -> float:
-        return self.prompt_tokens + self.completion_tokens
-
-    def __add__(self, other: Spend) -> Spend:
-        return Spend(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.cost_usd + other.cost_usd,
-            self.calls + other.calls,
-        )
-
-    @classmethod
-    def of_usage(cls, usage: Mapping[str, float] | None) -> Spend:
-        """A move's `ElicitResponse.usage` (None: the player reports nothing)."""
-        if not usage:
-            return cls()
-        return cls(
-            float(usage.get("prompt_tokens", 0.0)),
-            float(usage.get("completion_tokens", 0.0)),
-            float(usage.get("cost_usd", 0.0)),
-            float(usage.get("calls", 0.0)),
-        )
 
 
 @dataclass(frozen=True)
@@ -172,7 +139,7 @@ def check_stop(
     rules: StopRules,
     *,
     matches: int,
-    spend: Spend = Spend(),
+    spend: Spend = NOTHING_SPENT,
     board: Sequence[LeaderboardRow] | None = None,
     entrants: Collection[str] = (),
 ) -> StopDecision | None:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from arena.storage import MATCH_DONE, MATCH_NO_RESULT, Store, StoredMatch
 from arena.storage.imports import ImportSource
+from arena.storage.queries import SeatSpendRow
 from arena.tournaments.ratings import Leaderboard, MatchRecord
 from arena.tournaments.ratings.leaderboard_text import render_leaderboard
 from arena.tournaments.ratings.outcomes import WIN_SHARE
@@ -31,6 +32,7 @@ from arena.tournaments.ratings.service import (
     compute_ratings,
     snapshot_payload,
 )
+from arena.tournaments.ratings.spend import ParticipantCost, participant_costs
 from arena.tournaments.records.from_store import (
     check_tournaments,
     no_result_records,
@@ -50,6 +52,14 @@ class RatingSource(Protocol):
     def import_sources(self, tournament: str) -> list[ImportSource]: ...
 
     def tournament_config(self, tournament: str) -> dict[str, Any] | None: ...
+
+
+class SpendSource(Protocol):
+    """Where the players' spend is read: a `Store` or the dashboard's `ReadModel`."""
+
+    def tournament_names(self) -> list[str]: ...
+
+    def seat_spend(self, tournament: str) -> list[SeatSpendRow]: ...
 
 
 Records = Callable[[Sequence[StoredMatch]], list[MatchRecord]]
@@ -90,6 +100,14 @@ def load_inputs(
         bases.pop() if len(bases) == 1 else None,
         json.loads(choices.pop()) if len(choices) == 1 else None,
         tuple(no_results),
+    )
+
+
+def load_costs(store: SpendSource, tournaments: Sequence[str]) -> dict[str, ParticipantCost]:
+    """Each participant's spend over its rated seats of the tournaments' done matches
+    (`arena.tournaments.ratings.spend`)."""
+    return participant_costs(
+        row for name in check_tournaments(store, tournaments) for row in store.seat_spend(name)
     )
 
 

@@ -27,6 +27,7 @@ from arena.storage.records import (
 )
 from arena.storage.tables import utcnow
 from arena.tournaments.planning.pairings import MatchPlan
+from arena.tournaments.ratings.spend import Spend, spend_by_role
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,11 @@ def result_record(
 ) -> FinishedMatch:
     """The storage record of `plan` played to `result` (also `arena rescore`'s)."""
     empty = SeatScore(rounds=(), best=None, forfeit=False)
+    spent = spend_by_role(result.events)
     seats = []
     for s in plan.seats:
         score = result.scores.get(s.role, empty)
+        used = spent.get(s.role, Spend())
         seats.append(
             SeatResult(
                 role=s.role,
@@ -125,6 +128,11 @@ def result_record(
                 best=score.best,
                 forfeit=score.forfeit,
                 round_scores=score.rounds,
+                prompt_tokens=used.prompt_tokens,
+                completion_tokens=used.completion_tokens,
+                cost_usd=used.cost_usd,
+                calls=used.calls,
+                move_s=result.move_s.get(s.role, 0.0),
             )
         )
     return FinishedMatch(

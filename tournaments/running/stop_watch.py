@@ -21,7 +21,8 @@ from arena.events import ElicitResponse, Event
 from arena.storage import MATCH_DONE, FinishedMatch, Store
 from arena.tournaments.ratings.leaderboard import LeaderboardRow
 from arena.tournaments.ratings.service import RatingOptions, compute_ratings
-from arena.tournaments.ratings.stopping import Spend, StopDecision, StopRules, check_stop
+from arena.tournaments.ratings.spend import Spend
+from arena.tournaments.ratings.stopping import StopDecision, StopRules, check_stop
 from arena.tournaments.records.rating_store import load_inputs
 
 

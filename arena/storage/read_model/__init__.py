@@ -92,6 +92,7 @@ class ReadModel:
     head_to_head = operation(match_reads.head_to_head)
     done_match_ids = operation(match_reads.done_match_ids)
     match_counts = operation(queries.match_counts)
+    seat_spend = operation(queries.seat_spend)
 
     # the rating inputs, read as `Store` reads them (`arena.tournaments.records.rating_store`)
     tournament_names = operation(queries.tournament_names)
