@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import inspect, text
 
 from arena.storage import Store, claims, create_db_engine, sqlite_url
-from arena.storage.migrations import CURRENT_VERSION, schema_version
+from arena.storage.migrations import CURRENT_VERSION, SEAT_SPEND, schema_version
 from arena.storage.queries import stored_matches
 from arena.storage.tables import utcnow
 from tests.tournaments.test_storage import make_ids, match
@@ -65,12 +65,14 @@ def test_a_version_5_database_upgrades_to_the_current_schema_keeping_its_matches
         conn.execute(text("DROP TABLE match_claims"))
         for table in ("scope_games", "scopes", "transfer_values", "finetune_verdicts"):
             conn.execute(text(f"DROP TABLE {table}"))  # version 7's tables
+        for column in SEAT_SPEND:  # version 10's
+            conn.execute(text(f"ALTER TABLE seats DROP COLUMN {column}"))
         conn.execute(text("UPDATE schema_version SET version = 5"))
     engine.dispose()
     store = Store.open(url)
     try:
         with store.engine.connect() as conn:
-            assert schema_version(conn) == CURRENT_VERSION == 9
+            assert schema_version(conn) == CURRENT_VERSION == 10
             for table in ("match_claims", "finetune_verdicts", "transfer_values", "scopes"):
                 assert inspect(conn).has_table(table)
             assert inspect(conn).has_table("scope_games")

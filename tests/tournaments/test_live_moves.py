@@ -111,7 +111,7 @@ def test_a_version_8_database_gains_the_live_events_column(tmp_path: Path) -> No
     store = Store.open(url)
     try:
         with store.engine.connect() as conn:
-            assert schema_version(conn) == CURRENT_VERSION == 9
+            assert schema_version(conn) == CURRENT_VERSION == 10
             columns = {c["name"] for c in inspect(conn).get_columns("live_matches")}
         assert "events_json" in columns
     finally:
