@@ -12,7 +12,7 @@ The pool of planned matches is the same for both ways: head-to-head, rounds of e
 pair on a map of its own; eval, maps on which every entrant plays once. Both ways draw
 from it:
 
-- **round robin**, in its balanced order: round after round (map after map), each round's
+- **round robin**, in its balanced order: round after round (map after map), rounds and
   matches in a seeded random order (so every prefix is an interleaved sample of the whole);
 - **adaptive**: `arena.tournaments.ratings.adaptive.AdaptivePairing`, `--batch` picks per
   call (the matches a run would have in flight; default max(8, participants / 2)).
@@ -43,7 +43,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.tournaments.ratings.adaptive import AdaptivePairing, AdaptiveSettings, Candidate
+from arena.tournaments.ratings.adaptive import (
+    AdaptivePairing,
+    AdaptiveSettings,
+    Candidate,
+    tie_break,
+)
 from arena.tournaments.ratings.comparisons import comparisons_from_records
 from arena.tournaments.ratings.leaderboard import (
     LeaderboardConfig,
@@ -93,8 +98,14 @@ class World:
         self.mode = pop.mode
         self.candidates: list[Candidate] = []
         self.rounds: list[list[str]] = []
-        self.draw: dict[str, float] = {}
-        shift = rng.normal(0.0, 3.0, pool_rounds)
+        # Common random numbers: an outcome is drawn by what the match is to the way that
+        # plays it, not by its key: head-to-head, the k-th meeting of an ordered pair;
+        # eval, the k-th map a way opens (its shift and each entrant's noise), so two ways
+        # that play the same design see the same outcomes, whichever maps they pick.
+        self.meet_draw = rng.random((pop.size, pop.size, pool_rounds))
+        self.map_shift = rng.normal(0.0, 3.0, pool_rounds)
+        self.map_noise = rng.gumbel(size=(pool_rounds, pop.size))
+        self.at = {n: i for i, n in enumerate(self.names)}
         for r in range(pool_rounds):
             keys = []
             if pop.mode == "h2h":
@@ -104,33 +115,37 @@ class World:
                             key = f"r{r}:{a}:{b}"
                             seats = (("first", a), ("second", b))
                             self.candidates.append(Candidate(key, GAME, seats))
-                            self.draw[key] = float(rng.random())
                             keys.append(key)
             else:
                 cell = (GAME, "1", "main", r, (("npc", "npc"),), 1)
                 for a in self.names:
                     key = f"r{r}:{a}"
                     self.candidates.append(Candidate(key, GAME, (("main", a),), cell))
-                    self.draw[key] = float(shift[r] + rng.gumbel())
                     keys.append(key)
             self.rounds.append(keys)
         self.by_key = {c.key: c for c in self.candidates}
-        order = np.random.default_rng([seed, 99])
+        # The round robin walks the rounds (maps), and each round's matches, in the order of
+        # the adaptive policy's seeded tie-break
+        lottery = {key: tie_break(seed, key) for keys in self.rounds for key in keys}
         self.round_robin = [
-            key for keys in self.rounds for key in order.permutation(keys).tolist()
+            key for keys in sorted(self.rounds, key=lambda ks: min(lottery[k] for k in ks))
+            for key in sorted(keys, key=lottery.__getitem__)
         ]
 
-    def record(self, key: str) -> MatchRecord:
+    def record(self, key: str, tally: dict[object, int]) -> MatchRecord:
+        """The outcome of `key` for the way whose counts are `tally` (see __init__)."""
         c = self.by_key[key]
         if self.mode == "h2h":
             (_, a), (_, b) = c.seats
+            k = tally[(a, b)] = tally.get((a, b), -1) + 1
             p = 1.0 / (1.0 + math.exp(-(self.truth[a] - self.truth[b] + FIRST_SEAT)))
-            first = 1.0 if self.draw[key] < p else 0.0
+            first = 1.0 if self.meet_draw[self.at[a], self.at[b], k] < p else 0.0
             seats = (SeatRecord("first", a, first), SeatRecord("second", b, 1.0 - first))
             return MatchRecord(key, GAME, "m" + key.split(":")[0], seats)
         (_, who), = c.seats
-        score = self.truth[who] + self.draw[key]
         assert c.cell is not None
+        opened = tally.setdefault(("map", c.cell[3]), len(tally))
+        score = self.truth[who] + self.map_shift[opened] + self.map_noise[opened, self.at[who]]
         seats = (SeatRecord("main", who, score), SeatRecord("npc", "npc", 0.0, npc=True))
         return MatchRecord(key, GAME, f"map{c.cell[3]}", seats, mode="eval")
 
@@ -161,6 +176,7 @@ def play(
 ) -> Outcome:
     started = time.perf_counter()
     records: list[MatchRecord] = []
+    tally: dict[object, int] = {}  # this way's meetings and maps (World.record)
     rows: list[LeaderboardRow] = []
     done = False
     for point in points:
@@ -168,7 +184,7 @@ def play(
             keys = chooser(records, point - len(records))
             if not keys:
                 break
-            records += [world.record(k) for k in keys]
+            records += [world.record(k, tally) for k in keys]
         rows = board(records, resamples)
         if settled(rows, top, world.names) is None:
             done = True
@@ -218,6 +234,8 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=0,
                         help="adaptive picks per call (default: max(8, participants / 2))")
     parser.add_argument("--step", type=float, default=1.1)
+    parser.add_argument("--real-seeds", type=int, default=2,
+                        help="real tournaments per mode, played both ways (0: none)")
     parser.add_argument("--settle-top", type=int, default=0,
                         help="settled: only the best N must have one rank each (0: all)")
     parser.add_argument("--pool-rounds", type=int, default=250,
@@ -251,8 +269,43 @@ def main() -> None:
             pop.label, shown(robin), shown(adaptive), f"{ratio:.2f}x",
             f"{cov(robin):.1%}", f"{cov(adaptive):.1%}", f"{seconds:.0f}",
         )), flush=True)
+    if args.real_seeds:
+        real = real_table(args)
+        savings += [r for r, _ in real]
+        covered += sum(c for _, c in real)
+        total += 4 * len(real)  # four participants in each
     geo = math.exp(statistics.mean(math.log(s) for s in savings))
     print(f"match_savings={geo:.2f} coverage={covered / total:.3f}")
+
+
+def real_table(args: argparse.Namespace) -> list[tuple[float, int]]:
+    """Real tournaments both ways (`_adaptive_real`): per mode, the median savings and the
+    participants covered."""
+    from arena.plugins.plugin_manager import create_plugin_manager
+    from arena.plugins.registry import Registry
+    from benchmarks._adaptive_real import real_cases
+
+    registry = Registry.from_plugin_manager(create_plugin_manager())
+    print("\nreal (4 built-in players, n-gram judge, best settled at 95%)")
+    print("mode | planned | round robin | adaptive | savings | coverage adaptive | seconds")
+    found = []
+    for mode, maps in (("eval", 8), ("head_to_head", 4)):
+        started = time.perf_counter()
+        cases = real_cases(mode, args.real_seeds, maps, 0.95, 1, registry)
+        ratio = statistics.median(c.robin / c.adaptive for c in cases)
+        covered = sum(c.covered for c in cases)
+        settled = sum(c.adaptive_settled for c in cases)
+        print(" | ".join((
+            mode, str(cases[0].planned),
+            " ".join(str(c.robin) for c in cases), " ".join(str(c.adaptive) for c in cases),
+            f"{ratio:.2f}x ({settled}/{len(cases)} settled)",
+            f"{covered / sum(c.size for c in cases):.1%}",
+            f"{time.perf_counter() - started:.0f}",
+        )), flush=True)
+        # a case where neither way settled (both played the whole plan) says nothing
+        found += [(c.robin / c.adaptive, c.covered) for c in cases
+                  if c.robin_settled or c.adaptive_settled]
+    return found
 
 
 if __name__ == "__main__":

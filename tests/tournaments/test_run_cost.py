@@ -74,3 +74,5 @@ async def test_each_participant_s_spend_reaches_the_board(tmp_path: Path, regist
             (alpha["move_s"] + beta["move_s"]) / settled)
     else:
         assert per_rank["tokens_per_settled_rank"] is None
+    text = CliRunner().invoke(build_app(), ["ratings", "-t", "small", "--db", db]).output
+    assert "Cost per settled rank" in text

@@ -164,6 +164,8 @@ def ratings_command(
         typer.echo(json.dumps(rows, indent=2))
         return
     typer.echo(render_leaderboard(inputs, options, board))
+    if any(c.measured for c in costs.values()):
+        typer.echo(settled_cost(board.rows, costs).sentence())
 
 
 def _print_win_rates(

@@ -33,6 +33,7 @@ Cost: ``O(n^3)`` per pick for ``n`` participants, plus a pass over the candidate
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -127,6 +128,7 @@ class _State:
         n = len(names)
         self.theta = np.zeros(n)
         self.info = settings.prior * np.eye(n)
+        self.inflation = _shared_scores(records)
         if records:
             data = comparisons_from_records(records)
             fitted = fit(data, prior=settings.prior)
@@ -156,7 +158,7 @@ def _pair_gains(state: _State, settings: AdaptiveSettings, z: float) -> FloatArr
     cov = np.linalg.inv(state.info)
     centre = np.eye(n) - 1.0 / n
     cc = centre @ cov
-    sd = np.sqrt(np.maximum(np.einsum("ij,ji->i", cc, centre), 1e-12))
+    sd = np.sqrt(np.maximum(np.einsum("ij,ji->i", cc, centre), 1e-12)) * state.inflation
     order = sorted(range(n), key=lambda i: (-state.theta[i], state.names[i]))
     top = n - 1 if settings.settle_top is None else min(settings.settle_top, n - 1)
     focus = {state.index[f] for f in settings.focus if f in state.index}
@@ -183,7 +185,21 @@ def _pair_gains(state: _State, settings: AdaptiveSettings, z: float) -> FloatArr
     return np.asarray(np.maximum(gains, 0.0), dtype=np.float64)
 
 
-def _tie_break(seed: int, key: str) -> str:
+def _shared_scores(records: Sequence[MatchRecord]) -> float:
+    """How much the Fisher information overstates what eval comparisons tell: an entrant's
+    one score on a map enters a comparison with each of the map's m - 1 other entrants,
+    which the fit counts as independent, while together they carry about 2 / m of that (a
+    score is one draw; a difference has two). Intervals are then wider by sqrt(m / 2), m the
+    mean number of entrants per map (1 without eval records)."""
+    cells = Counter(r.comparability_key() for r in records if r.mode == "eval")
+    if not cells:
+        return 1.0
+    mean = sum(cells.values()) / len(cells)
+    return float(np.sqrt(max(1.0, mean / 2.0)))
+
+
+def tie_break(seed: int, key: str) -> str:
+    """The seeded lottery that orders equal candidates (lowest first)."""
     return hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()
 
 
@@ -249,7 +265,7 @@ class AdaptivePairing:
                 self.seat_role[i, j] = self.roles[f"{c.game}:{role}"]
                 self.seat_game[i, j] = self.games[c.game]
                 self.seat_on[i, j] = True
-        hashes = [_tie_break(settings.seed, c.key) for c in self.candidates]
+        hashes = [tie_break(settings.seed, c.key) for c in self.candidates]
         self.lottery = np.argsort(np.argsort(hashes, kind="stable"))  # seeded tie-break
 
     def next(

@@ -1,0 +1,122 @@
+"""Real tournaments for `adaptive_bench.py`: small head-to-head tournaments of built-in
+players (random, a scripted story, two search budgets) on two bundled games, judged by the
+n-gram judge, played three ways on one seed key (so every way sees the same maps and the
+same outcome of any match it plays):
+
+- **full**: the whole round robin, whose final ranking stands in for the truth;
+- **round robin**: `stop_when = "settled"`, in balanced order;
+- **adaptive**: `pairing = "adaptive"` with the same stopping rule.
+
+Matches: stored when the run stopped (the plan's size when it never settled); coverage: the
+share of participants whose rank range at the stop contains their rank in the full run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+
+from arena.plugins.registry import Registry
+from arena.storage import MATCH_DONE, Store, sqlite_url
+from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.ratings.service import RatingOptions, compute_ratings
+from arena.tournaments.records.rating_store import load_inputs
+from arena.tournaments.running.prepare import prepare_tournament
+from arena.tournaments.services.run_config import play_config
+
+NAME = "bench"
+
+
+@dataclass(frozen=True)
+class RealOutcome:
+    planned: int
+    robin: int
+    adaptive: int
+    robin_settled: bool
+    adaptive_settled: bool
+    covered: int
+    size: int
+
+
+def config(seed: int, maps: int, rules: dict[str, Any], mode: str) -> dict[str, Any]:
+    people = [
+        {"name": "random", "player": "random"},
+        {"name": "scripted", "player": "scripted:once upon a time there was|the end"},
+        {"name": "search12", "player": "search?budget=12&beam=3"},
+        {"name": "search3", "player": "search?budget=3&beam=1"},
+    ]
+    data: dict[str, Any] = {
+        "name": NAME, "judge": "ngram", "seed": seed, "rounds": 1, "mode": mode,
+        "maps": maps, "concurrency": {"global": 4}, **rules,
+    }
+    if mode == "eval":
+        return data | {
+            "npc": "npc",
+            "participants": [{"name": "npc", "player": "random?words=6", "npc_only": True},
+                             *people],
+            "games": [{"game": "single_text"}, {"game": "condense"}],
+        }
+    return data | {
+        "participants": people,
+        "games": [{"game": "derailing"}, {"game": "describe_to_partner"}],
+    }
+
+
+def _keyed(url: str, key: str) -> None:
+    """The tournament, created with a known seed key before its first run."""
+    store = Store.open(url)
+    try:
+        store.ensure_tournament(NAME, "eval", "{}")  # the run stores its own config
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE tournaments SET seed_key = :k WHERE name = :n"),
+                         {"k": key, "n": NAME})
+    finally:
+        store.close()
+
+
+async def _run(data: dict[str, Any], url: str, registry: Registry) -> tuple[int, str, list[Any]]:
+    parsed = parse_tournament(data, "the benchmark", registry=registry)
+    prepared = prepare_tournament(parsed, registry, "the benchmark")
+    store = Store.open(url)
+    try:
+        summary = await play_config(parsed, store, registry, prepared=prepared)
+        done = len(store.stored_matches(NAME, status=MATCH_DONE))
+        board = compute_ratings(load_inputs(store, [NAME]), RatingOptions(min_comparisons=0))
+    finally:
+        store.close()
+    return done, summary.status, list(board.rows)
+
+
+async def real_case(
+    mode: str, seed: int, maps: int, confidence: float, top: int, registry: Registry
+) -> RealOutcome:
+    key = f"{seed:04x}" * 16
+    settle = {"stop_when": "settled", "confidence": confidence, "settle_top": top}
+    with tempfile.TemporaryDirectory(prefix="adaptive-bench-") as folder:
+        urls = {w: sqlite_url(Path(folder) / f"{w}.db") for w in ("full", "robin", "adaptive")}
+        for url in urls.values():
+            _keyed(url, key)
+        planned, _, final = await _run(config(seed, maps, {}, mode), urls["full"], registry)
+        robin, robin_status, _ = await _run(
+            config(seed, maps, settle, mode), urls["robin"], registry)
+        adaptive, adaptive_status, board = await _run(
+            config(seed, maps, {**settle, "pairing": "adaptive"}, mode), urls["adaptive"],
+            registry,
+        )
+    truth = {r.participant: i + 1 for i, r in enumerate(
+        sorted(final, key=lambda r: -r.rating))}
+    covered = sum(r.rank_low <= truth[r.participant] <= r.rank_high for r in board)
+    return RealOutcome(planned, robin, adaptive, robin_status.startswith("stopped"),
+                       adaptive_status.startswith("stopped"), covered, len(board))
+
+
+def real_cases(
+    mode: str, seeds: int, maps: int, confidence: float, top: int, registry: Registry
+) -> list[RealOutcome]:
+    return [asyncio.run(real_case(mode, seed, maps, confidence, top, registry))
+            for seed in range(seeds)]
