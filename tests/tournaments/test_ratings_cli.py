@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 ROW_KEYS = [
     "participant", "rating", "ci_low", "ci_high", "rank_low", "rank_high", "n_comparisons",
-    "provisional",
+    "provisional", "cost",  # cost: the participant's spend (tests/tournaments/test_run_cost.py)
 ]
 
 # Built-in players only, so `arena run` (Registry.load()) can play it.
@@ -103,6 +103,8 @@ def test_gamebench_table1_is_reproduced_through_import_and_ratings(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert [list(r) for r in rows] == [ROW_KEYS] * len(PUBLISHED)
+    # imported results carry no spend: "not measured", never a cost of 0
+    assert all(r["cost"]["measured"] == 0 and r["cost"]["tokens"] is None for r in rows)
     ours = {r["participant"]: r["rating"] for r in rows}
     assert set(ours) == set(PUBLISHED)
     for agent, published in PUBLISHED.items():
@@ -126,7 +128,7 @@ def test_json_rows_have_the_documented_shape_and_elo_has_mean_1000(mini: str) ->
     rows = json.loads(result.output)
     assert [list(r) for r in rows] == [ROW_KEYS, ROW_KEYS]
     types = [type(rows[0][k]) for k in ROW_KEYS]
-    assert types == [str, float, float, float, int, int, int, bool]
+    assert types == [str, float, float, float, int, int, int, bool, dict]
     assert sum(r["rating"] for r in rows) / len(rows) == pytest.approx(1000.0)
     assert [r["rating"] for r in rows] == sorted((r["rating"] for r in rows), reverse=True)
 
@@ -168,7 +170,8 @@ def test_ratings_agree_with_the_stored_matches(mini: str) -> None:
     result = CliRunner().invoke(
         app, ["ratings", "-t", "mini", "--db", mini, "--json", "--resamples", "100", "--seed", "4"]
     )
-    assert json.loads(result.output) == json.loads(json.dumps(expected))
+    rated = [{k: v for k, v in row.items() if k != "cost"} for row in json.loads(result.output)]
+    assert rated == json.loads(json.dumps(expected))
     # the winner of each comparable (game, role, map) group decides the order, each game
     # weighing the same in all (the fit weights games alike)
     wins = {"alpha": 0.0, "beta": 0.0}
