@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from arena.events import ElicitResponse, Event
+from arena.tournaments.ratings.leaderboard import LeaderboardRow
 
 
 @dataclass(frozen=True)
@@ -136,17 +136,8 @@ class SettledCost:
                 "usd_per_settled_rank": self.usd, "move_s_per_settled_rank": self.move_s}
 
 
-class _Ranked(Protocol):  # a board row's rank range (LeaderboardRow)
-    @property
-    def participant(self) -> str: ...
-    @property
-    def rank_low(self) -> int: ...
-    @property
-    def rank_high(self) -> int: ...
-
-
 def settled_cost(
-    rows: Sequence[_Ranked], costs: Mapping[str, ParticipantCost]
+    rows: Sequence[LeaderboardRow], costs: Mapping[str, ParticipantCost]
 ) -> SettledCost:
     """What the board's settled ranks cost each (module docstring)."""
     settled = sum(r.rank_low == r.rank_high for r in rows)
