@@ -128,8 +128,12 @@ board = board.assign(xent_benchmark=[benchmark.get(p) for p in board["participan
 # What each participant's rated seats cost (issue 33): the tournament's done matches
 costs = participant_costs(query(ReadModel.seat_spend, f.tournament) if f.tournament else [])
 spent = {p: costs[p].as_dict() if p in costs else {} for p in board["participant"]}
+# tokens and dollars only when some player reported them (programs report none), so the
+# table keeps to the page's width
+paid = any(c.spend.tokens or c.spend.cost_usd for c in costs.values())
 board = board.assign(**{column: [spent[p].get(key) for p in board["participant"]]
-                        for column, key in COST_COLUMNS.items()})
+                        for column, key in COST_COLUMNS.items()
+                        if paid or column == "move_s"})
 
 with left:
     if not narrowed:
@@ -156,7 +160,7 @@ if "provisional" in table:
 table.insert(table.columns.get_loc("participant") + 1, "page",
              [participant_link(str(p)) for p in table["participant"]])
 if "rank_low" in board and any(c.measured for c in costs.values()):
-    st.caption(settled_cost(list(board.itertuples()), costs).sentence())
+    st.caption(plain(settled_cost(list(board.itertuples()), costs).sentence()))
 tables.show(table, column_config={
     "rank_change": st.column_config.NumberColumn("Δ rank", format="%+d",
                                                  help="since the previous snapshot"),

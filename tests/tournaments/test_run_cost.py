@@ -28,17 +28,23 @@ def registry() -> Registry:
     return fx.registry()
 
 
-async def test_each_participant_s_spend_reaches_the_board(tmp_path: Path, registry: Registry) -> None:
+async def paid_tournament(folder: Path, registry: Registry) -> str:
+    """Tournament "small" with alpha an LLM player on the loopback server; its database."""
     state = ServerState(default={"reply": REPLY})
     async with start_server(state=state) as url:
         body = fx.SMALL.replace(
             'player = "sleepy?words=3"',
             f'player = "litellm:openai/m?api_base={url}&retries=0&backoff=0"',
         )
-        path = fx.tournament_file(tmp_path, body)
-        db = sqlite_url(tmp_path / "cost.db")
+        path = fx.tournament_file(folder, body)
+        db = sqlite_url(folder / "cost.db")
         summary = await run_file(path, db=db, registry=registry)
     assert summary.written > 0
+    return db
+
+
+async def test_each_participant_s_spend_reaches_the_board(tmp_path: Path, registry: Registry) -> None:
+    db = await paid_tournament(tmp_path, registry)
 
     # what the events say alpha's moves used, summed here independently of the arena
     store = Store.open(db)

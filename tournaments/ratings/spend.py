@@ -124,11 +124,12 @@ class SettledCost:
         if self.settled == 0 or self.move_s is None:
             return ("Cost per settled rank: no rank is settled yet." if self.settled == 0 else
                     "Cost per settled rank: no spend is on record (imported results).")
+        paid = (f"{self.tokens or 0:,.0f} tokens, ${self.usd or 0:.4f} and "
+                if self.tokens or self.usd else "")  # programs report no tokens
+        ranks = f"{self.settled} rank{'s' if self.settled != 1 else ''} settled"
         return (
-            f"Cost per settled rank ({self.settled} of the ranks are settled): "
-            f"{self.tokens or 0:,.0f} tokens, ${self.usd or 0:.4f} and {self.move_s:.1f} s "
-            "of the players' time on moves, the whole board's spend divided by its "
-            "settled ranks."
+            f"Cost per settled rank ({ranks}): {paid}{self.move_s:.1f} s of the players' "
+            "time on moves: the whole board's spend divided by its settled ranks."
         )
 
     def as_dict(self) -> dict[str, float | int | None]:
