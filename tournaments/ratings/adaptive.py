@@ -84,12 +84,6 @@ def candidates_of(plans: Iterable[MatchPlan]) -> list[Candidate]:
     return [candidate_of(p) for p in plans]
 
 
-def involving(candidates: Iterable[Candidate], newcomers: Collection[str]) -> list[Candidate]:
-    """The candidates a new entrant plays in (placing it: every other match has been played,
-    or need not be)."""
-    return [c for c in candidates if any(p in newcomers for p in c.participants)]
-
-
 @dataclass(frozen=True)
 class AdaptiveSettings:
     """``settle_top``: how many of the best participants must be settled (None: all);
