@@ -128,6 +128,11 @@ def describe(engine: Engine) -> str:
     return engine.url.render_as_string(hide_password=True)
 
 
+def database_key(engine: Engine) -> str:
+    """The database's URL, password hidden: a key for what a reader keeps per database."""
+    return engine.url.render_as_string(hide_password=True)
+
+
 def _server_engine(parsed: URL) -> Engine:
     """An engine for a database server (PostgreSQL), with its driver's absence and unknown
     schemes said plainly."""

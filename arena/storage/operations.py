@@ -23,6 +23,7 @@ from arena.storage import schedule_runs as runs_of_schedules
 from arena.storage import schedules as schedule_rows
 from arena.storage import transfers as transfer_rows
 from arena.storage.door import operation
+from arena.storage.engine import database_key
 
 
 class StoreOperations:
@@ -33,6 +34,8 @@ class StoreOperations:
     tournament_names = operation(queries.tournament_names)
     tournament_id = operation(queries.tournament_id)
     stored_matches = operation(queries.stored_matches)
+    done_match_ids = operation(queries.done_match_ids)
+    where = operation(database_key)  # what a reader keeps per database is keyed by
     match_events = operation(queries.match_events)
     match_counts = operation(queries.match_counts)
     seat_spend = operation(queries.seat_spend)

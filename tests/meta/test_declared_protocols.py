@@ -21,6 +21,7 @@ KEPT_WHERE_USED = {
     ("tournaments/planning/match_order.py", "Orderable"),
     ("tournaments/records/from_store.py", "Named"),
     ("tournaments/records/rating_store.py", "SpendSource"),  # load_costs: Store or ReadModel
+    ("tournaments/records/kept_matches.py", "IncrementalSource"),  # KeptMatches: the same two
     ("judges/hf/encoded.py", "EncodingJudge"),  # the hf judge's batch planners' view of it
     ("arena/gamespace/transfer/oracle.py", "TransferOracle"),  # the game space's own seam
 }

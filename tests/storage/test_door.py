@@ -94,7 +94,7 @@ def test_the_read_model_reads_a_database_it_cannot_change(tmp_path: Path) -> Non
     try:
         assert reader.state("the file").ok
         assert reader.tournaments().empty and reader.watermark() == (0, 0, 0, 0)
-        assert reader.where.endswith("a.db?mode=ro&uri=true")
+        assert reader.where().endswith("a.db?mode=ro&uri=true")
     finally:
         reader.close()
     with pytest.raises(StorageError, match="No arena database at"):

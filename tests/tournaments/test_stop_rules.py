@@ -4,6 +4,8 @@ says so; matches in flight finish. Real runs of the engine on SQLite."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -59,19 +61,25 @@ def test_max_matches_stops_the_run_even_with_every_match_free_to_start(tmp_path:
 
 def test_a_settled_ranking_stops_the_run_early_and_is_settled(tmp_path: Path) -> None:
     """Clearly different players on many maps: the ranks separate long before the 72
-    planned matches, the run stops, and the board at the file's confidence has one rank
-    per participant."""
+    planned matches, the run stops, and the board of the matches the verdict names (the
+    first ones stored; matches in flight finish after it) has one rank per participant at
+    the file's confidence, as `arena ratings` computes it."""
     code, said, db = run(tmp_path, 'stop_when = "settled"\nconfidence = 0.5', maps=12)
     assert code == 0, said
     done = stored(db)
     assert 3 <= done < 72, said
-    assert "stopped: settled: the 50% intervals of the top 3 no longer overlap" in said
+    found = re.search(r"stopped: settled: the 50% intervals of the top 3 no longer overlap "
+                      r"after (\d+) matches", said)
+    assert found, said
+    verdict = int(found.group(1))
+    assert 3 <= verdict <= done, said
     store = Store.open(db)
     try:
-        board = compute_ratings(load_inputs(store, ["small"]),
-                                RatingOptions(confidence=0.5, min_comparisons=0)).rows
+        inputs = load_inputs(store, ["small"])
     finally:
         store.close()
+    first = replace(inputs, records=inputs.records[:verdict])  # stored in order (by id)
+    board = compute_ratings(first, RatingOptions(confidence=0.5, min_comparisons=0)).rows
     assert len(board) == 3 and all(r.rank_low == r.rank_high for r in board), board
 
 

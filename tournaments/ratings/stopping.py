@@ -142,10 +142,13 @@ def check_stop(
     spend: Spend = NOTHING_SPENT,
     board: Sequence[LeaderboardRow] | None = None,
     entrants: Collection[str] = (),
+    rated: int | None = None,
 ) -> StopDecision | None:
     """The first rule met (module docstring), or None to go on. ``matches``: the
     tournament's stored matches; ``board``: its leaderboard at ``rules.confidence`` (None:
-    not rated yet); ``entrants``: who must be on the board before it can be settled."""
+    not rated yet), rated from the first ``rated`` of them (default ``matches``: the
+    count a settled or placed verdict names, so the verdict can be checked on exactly those
+    matches); ``entrants``: who must be on the board before it can be settled."""
     if rules.budget_usd is not None and spend.cost_usd >= rules.budget_usd:
         return StopDecision(
             "budget_usd",
@@ -166,6 +169,7 @@ def check_stop(
     if board is None or not board:
         return None
     level = f"{rules.confidence:.0%}"
+    matches = matches if rated is None else rated
     if rules.place and placed(board, rules.place) is None:
         where = {r.participant: r for r in board}
         shown = ", ".join(

@@ -30,6 +30,7 @@ from arena.storage import Store
 from arena.tournaments.planning.pairings import MatchPlan
 from arena.tournaments.ratings.adaptive import AdaptivePairing, AdaptiveSettings, candidates_of
 from arena.tournaments.ratings.records import MatchRecord
+from arena.tournaments.records.kept_matches import KeptMatches
 from arena.tournaments.records.rating_store import load_inputs
 from arena.tournaments.running.prepare import PreparedTournament
 
@@ -76,12 +77,14 @@ class AdaptiveRounds:
         # worth joining) whichever run stored them; only `pending` may be picked
         self._policy = AdaptivePairing(candidates_of(plans), settings)
         self._closed = frozenset(p.key for p in plans if p.key not in self._plans)
-        self._store, self._tournament = store, tournament
+        self._kept, self._tournament = KeptMatches(store), tournament
         self._width = max(1, width)
         self._tried: set[str] = set()  # handed out this run: stored, or not to be retried
 
     def _records(self) -> list[MatchRecord]:
-        return list(load_inputs(self._store, [self._tournament]).records)
+        """Every stored match of the tournament (only those stored since the last round are
+        read: `KeptMatches`)."""
+        return list(load_inputs(self._kept, [self._tournament], self._kept.records).records)
 
     async def next_round(self, width: int | None = None) -> list[MatchPlan]:
         """The next round's matches (at most ``width``, default the run's), best first

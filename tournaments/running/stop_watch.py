@@ -23,6 +23,7 @@ from arena.tournaments.ratings.leaderboard import LeaderboardRow
 from arena.tournaments.ratings.service import RatingOptions, compute_ratings
 from arena.tournaments.ratings.spend import Spend
 from arena.tournaments.ratings.stopping import StopDecision, StopRules, check_stop
+from arena.tournaments.records.kept_matches import KeptMatches
 from arena.tournaments.records.rating_store import load_inputs
 
 
@@ -34,7 +35,8 @@ class StopWatch:
         stored_before: int,
     ) -> None:
         self.rules = rules
-        self._store, self._tournament, self._entrants = store, tournament, tuple(entrants)
+        self._kept, self._tournament, self._entrants = (
+            KeptMatches(store), tournament, tuple(entrants))
         self._matches = stored_before  # done: stored before this run, or played in it
         self._started = stored_before  # done or in flight: what `max_matches` counts
         self._spend = Spend()
@@ -66,17 +68,17 @@ class StopWatch:
         async with self._rating:
             if self.decision is not None:
                 return 0
-            board = None
+            board, rated = None, None
             if self._due():
                 self._rated_at = self._matches
-                board = await asyncio.to_thread(self._board)
+                board, rated = await asyncio.to_thread(self._board)
             limit = self.rules.max_matches
             if limit is not None and self._started >= limit:  # the in-flight ones finish
                 self.decision = check_stop(self.rules, matches=self._started)
             else:
                 self.decision = check_stop(self.rules, matches=self._matches,
                                            spend=self._spend, board=board,
-                                           entrants=self._entrants)
+                                           entrants=self._entrants, rated=rated)
             if self.decision is not None:
                 return 0
             granted = wanted if limit is None else min(wanted, limit - self._started)
@@ -92,7 +94,9 @@ class StopWatch:
             return True
         return self._matches - self._rated_at >= max(self._step, self._rated_at // 10)
 
-    def _board(self) -> list[LeaderboardRow]:
-        inputs = load_inputs(self._store, [self._tournament])
+    def _board(self) -> tuple[list[LeaderboardRow], int]:
+        """The board of the matches stored now, and how many they are (the writer stores
+        in batches, so they may be fewer than this run has counted as played)."""
+        inputs = load_inputs(self._kept, [self._tournament], self._kept.records)
         options = RatingOptions(confidence=self.rules.confidence, min_comparisons=0)
-        return list(compute_ratings(inputs, options).rows)
+        return list(compute_ratings(inputs, options).rows), len(inputs.records)

@@ -17,6 +17,7 @@ from arena.storage import live as live_rows
 from arena.storage import scopes as scope_rows
 from arena.storage import transfers as transfer_rows
 from arena.storage.door import operation
+from arena.storage.engine import database_key
 from arena.storage.read_model import catalogue, frames, history, live, participants, replay, state
 from arena.storage.read_model import matches as match_reads
 from arena.storage.read_model import scopes as scope_reads
@@ -56,10 +57,8 @@ class ReadModel:
     def close(self) -> None:
         self.engine.dispose()
 
-    @property
-    def where(self) -> str:
-        """The database, password hidden: a key for what a viewer keeps per database."""
-        return self.engine.url.render_as_string(hide_password=True)
+    where = operation(database_key)  # the database, password hidden: what a viewer keeps
+    # per database is keyed by it
 
     def state(self, label: str) -> DatabaseState:
         """Whether the database can be shown now (`label` names it in the message)."""
@@ -90,7 +89,7 @@ class ReadModel:
     scored_seats = operation(match_reads.scored_seats)
     participant_summary = operation(match_reads.participant_summary)
     head_to_head = operation(match_reads.head_to_head)
-    done_match_ids = operation(match_reads.done_match_ids)
+    done_match_ids = operation(queries.done_match_ids)
     match_counts = operation(queries.match_counts)
     seat_spend = operation(queries.seat_spend)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
-from sqlalchemy import Engine, String, and_, case, cast, func, select, true
+from sqlalchemy import Engine, and_, case, func, select, true
 from sqlalchemy.orm import aliased
 from sqlmodel import col
 
@@ -185,18 +185,3 @@ def head_to_head(engine: Engine, filters: Filters) -> pd.DataFrame:
         frame["draws"] = frame["comparisons"] - frame["wins"] - frame["losses"]
         frame["win_rate"] = (frame["wins"] + 0.5 * frame["draws"]) / frame["comparisons"]
     return frame
-
-
-# ------------------------------------------------------------------------------ snapshots
-
-
-def done_match_ids(engine: Engine, tournament: str) -> list[tuple[int, str]]:
-    """(id, finish time) of the done matches of `tournament`, by id: the finish time tells
-    a match from another stored under the same id in a database made anew at the same path."""
-    # The finish time as the database's text: no datetime object per match (100 000 of
-    # them took most of this function's time).
-    query = joined_matches(
-        select(col(Match.id), cast(col(Match.finished_at), String)).select_from(Match)
-    ).where(and_(col(Match.status) == "done", *match_conditions(Filters(tournament=tournament))))
-    with engine.connect() as conn:
-        return sorted((int(i), str(when)) for i, when in conn.execute(query))
