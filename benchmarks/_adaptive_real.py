@@ -1,5 +1,5 @@
-"""Real tournaments for `adaptive_bench.py`: small head-to-head tournaments of built-in
-players (random, a scripted story, two search budgets) on two bundled games, judged by the
+"""Real tournaments for `adaptive_bench.py`: small eval and head-to-head tournaments of
+built-in players (random and three search budgets) on two bundled games each, judged by the
 n-gram judge, played three ways on one seed key (so every way sees the same maps and the
 same outcome of any match it plays):
 
@@ -7,8 +7,9 @@ same outcome of any match it plays):
 - **round robin**: `stop_when = "settled"`, in balanced order;
 - **adaptive**: `pairing = "adaptive"` with the same stopping rule.
 
-Matches: stored when the run stopped (the plan's size when it never settled); coverage: the
-share of participants whose rank range at the stop contains their rank in the full run.
+Matches: stored when the run stopped (the plan's size when it never settled); maps: the
+maps each way made (drawn from the judge and stored); coverage: the share of participants
+whose rank range at the stop contains their rank in the full run.
 """
 
 from __future__ import annotations
@@ -41,14 +42,16 @@ class RealOutcome:
     adaptive_settled: bool
     covered: int
     size: int
+    robin_maps: int = 0
+    adaptive_maps: int = 0
 
 
 def config(seed: int, maps: int, rules: dict[str, Any], mode: str) -> dict[str, Any]:
-    people = [
+    people = [  # graded: more search budget plays better (eval games; see the README)
         {"name": "random", "player": "random"},
-        {"name": "scripted", "player": "scripted:once upon a time there was|the end"},
-        {"name": "search12", "player": "search?budget=12&beam=3"},
-        {"name": "search3", "player": "search?budget=3&beam=1"},
+        {"name": "search2", "player": "search?budget=2&beam=1"},
+        {"name": "search8", "player": "search?budget=8&beam=2"},
+        {"name": "search32", "player": "search?budget=32&beam=4"},
     ]
     data: dict[str, Any] = {
         "name": NAME, "judge": "ngram", "seed": seed, "rounds": 1, "mode": mode,
@@ -75,6 +78,15 @@ def _keyed(url: str, key: str) -> None:
         with store.engine.begin() as conn:
             conn.execute(text("UPDATE tournaments SET seed_key = :k WHERE name = :n"),
                          {"k": key, "n": NAME})
+    finally:
+        store.close()
+
+
+def maps_made(url: str) -> int:
+    store = Store.open(url)
+    try:
+        with store.engine.connect() as conn:
+            return int(conn.execute(text("SELECT count(*) FROM maps")).scalar_one())
     finally:
         store.close()
 
@@ -108,11 +120,13 @@ async def real_case(
             config(seed, maps, {**settle, "pairing": "adaptive"}, mode), urls["adaptive"],
             registry,
         )
+        made = {w: maps_made(url) for w, url in urls.items()}
     truth = {r.participant: i + 1 for i, r in enumerate(
         sorted(final, key=lambda r: -r.rating))}
     covered = sum(r.rank_low <= truth[r.participant] <= r.rank_high for r in board)
     return RealOutcome(planned, robin, adaptive, robin_status.startswith("stopped"),
-                       adaptive_status.startswith("stopped"), covered, len(board))
+                       adaptive_status.startswith("stopped"), covered, len(board),
+                       made["robin"], made["adaptive"])
 
 
 def real_cases(

@@ -287,9 +287,10 @@ def real_table(args: argparse.Namespace) -> list[tuple[float, int]]:
 
     registry = Registry.from_plugin_manager(create_plugin_manager())
     print("\nreal (4 built-in players, n-gram judge, best settled at 95%)")
-    print("mode | planned | round robin | adaptive | savings | coverage adaptive | seconds")
+    print("mode | planned | round robin | adaptive | savings | maps made (rr / adaptive) | "
+          "coverage adaptive | seconds")
     found = []
-    for mode, maps in (("eval", 8), ("head_to_head", 4)):
+    for mode, maps in (("eval", 24), ("head_to_head", 6)):
         started = time.perf_counter()
         cases = real_cases(mode, args.real_seeds, maps, 0.95, 1, registry)
         ratio = statistics.median(c.robin / c.adaptive for c in cases)
@@ -299,6 +300,7 @@ def real_table(args: argparse.Namespace) -> list[tuple[float, int]]:
             mode, str(cases[0].planned),
             " ".join(str(c.robin) for c in cases), " ".join(str(c.adaptive) for c in cases),
             f"{ratio:.2f}x ({settled}/{len(cases)} settled)",
+            " ".join(f"{c.robin_maps}/{c.adaptive_maps}" for c in cases),
             f"{covered / sum(c.size for c in cases):.1%}",
             f"{time.perf_counter() - started:.0f}",
         )), flush=True)

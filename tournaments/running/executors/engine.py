@@ -381,14 +381,18 @@ async def run_tournament(
 
         async with MatchWriter(store, on_written=stored) as writer, asyncio.TaskGroup() as group:
             group.create_task(prepare())
-            if rounds is None:
-                for plan in pending:
-                    group.create_task(play(plan))
-            else:
-                group.create_task(rounds.play(
-                    lambda plan: play(plan, allowed=True), writer.flush,
-                    watch.allow if watch is not None else _everything,
-                ))
+            try:
+                async with asyncio.TaskGroup() as matches:
+                    if rounds is None:
+                        for plan in pending:
+                            matches.create_task(play(plan))
+                    else:
+                        matches.create_task(rounds.play(
+                            lambda plan: play(plan, allowed=True), writer.flush,
+                            watch.allow if watch is not None else _everything,
+                        ))
+            finally:  # every match has ended: maps no match will play are not made
+                maps.stop()
         if rounds is not None:  # the candidates never handed out: left by the stopping rule
             summary.stopped += len(pending) - rounds.handed_out
         summary.status = "done" if not maps.failures else "incomplete"

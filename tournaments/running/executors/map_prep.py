@@ -12,9 +12,13 @@ Matches wake in plan order (the run's balanced order, `arena.tournaments.plannin
 match whose map is ready waits for the maps of the matches planned before it, so a map
 made early (maps are made concurrently) never lets later matches overtake earlier ones,
 and the matches a run has stored are always a prefix of its order, up to those in flight.
-Maps are made in that same order, so the wait is for maps already being made. With
-adaptive pairing (``in_order=False``) the run picks its own order, and a match waits for its
-own map only.
+Maps are made in that same order, so the wait is for maps already being made.
+
+With adaptive pairing (``in_order=False``) the run picks its own order, a match waits for
+its own map only, and maps are made *on demand*: a map is made when a picked match first
+waits for it, so the maps of the matches picked first are made first, and a run that stops
+early (its ranking settled) makes no map it will not play. Either way, `stop()` once every
+match has ended leaves the maps not yet begun unmade (a round robin stopped by a rule).
 """
 
 from __future__ import annotations
@@ -70,25 +74,45 @@ class MapPreparation:
         self.failures: dict[MapKey, str] = {}
         self._done = 0
         self._in_order = in_order  # False: a plan wakes on its own map (adaptive pairing)
+        self._demand: asyncio.Queue[MapKey | None] = asyncio.Queue()  # on demand: maps asked
+        self._asked: set[MapKey] = set()
+        self._stopping = False
 
     @property
     def total(self) -> int:
         return len(self._wanted)
 
     async def wait(self, plan: MatchPlan) -> Found | None:
+        if not self._in_order:
+            key = (plan.game, plan.map_index)
+            if key not in self._asked:  # made on demand: this is the first match to need it
+                self._asked.add(key)
+                self._demand.put_nowait(key)
         return await asyncio.shield(self._ready[plan.key])
 
+    def stop(self) -> None:
+        """Every match has ended: the maps not begun yet are not made, and `run` returns
+        once those being made are stored."""
+        self._stopping = True
+        self._demand.put_nowait(None)
+
     async def run(self) -> None:
-        """Make every map (storage errors propagate; any other error fails its map only)."""
+        """Make the maps (every one in plan order, or on demand; module docstring) until all
+        are made or `stop()`; storage errors propagate, any other error fails its map only."""
         self._on_map(0, self.total)
         try:
             stored = await asyncio.to_thread(self._find_stored)
             self._settle(stored)
             limit = asyncio.Semaphore(MAPS_IN_FLIGHT)
             async with asyncio.TaskGroup() as group:
-                for key in self._wanted:
-                    if key not in stored:
-                        group.create_task(self._make(key, limit))
+                if self._in_order:
+                    for key in self._wanted:
+                        if key not in stored:
+                            group.create_task(self._make(key, limit))
+                else:
+                    while (asked := await self._demand.get()) is not None:
+                        if asked not in stored:
+                            group.create_task(self._make(asked, limit))
         finally:  # a run that stops early leaves no match waiting on a map
             for future in self._ready.values():
                 if not future.done():
@@ -114,6 +138,8 @@ class MapPreparation:
         bound = self._bound(game, index)
         try:
             async with limit:
+                if self._stopping:  # no match will play it
+                    return
                 made = await resolve_map(
                     self._tournament.games[game].program, story_seed(self._seed_key, seed), bound
                 )
