@@ -61,6 +61,7 @@ def test_kept_reads_give_the_fresh_records_and_read_only_what_is_new(tmp_path: P
         fresh = load_inputs(store, ["small"]).records
         assert second == fresh and len(second) == 18
         assert second[:12] == first  # the kept records, in storage order
+        assert all(a is b for a, b in zip(second, first, strict=False))  # made once, reused
         new = sorted(m.id for m in store.stored_matches("small", status="done"))[12:]
         assert source.asked[1:] == [new]  # then only the six stored since
         assert load_inputs(kept, ["small"], kept.records).records == fresh

@@ -53,7 +53,9 @@ class KeptMatches:
 
     def __init__(self, source: IncrementalSource) -> None:
         self._source = source
-        self._made: dict[int, MatchRecord] = {}  # id(StoredMatch handed out) -> its record
+        # the matches last handed out, by id(), with their records; the match itself is held
+        # so that its id() cannot be reused by another object while the entry exists
+        self._made: dict[int, tuple[StoredMatch, MatchRecord]] = {}
 
     def tournament_names(self) -> list[str]:
         return self._source.tournament_names()
@@ -68,13 +70,16 @@ class KeptMatches:
         if status != MATCH_DONE:  # only done matches never change
             return self._source.stored_matches(tournament, status=status)
         kept = self._done(tournament)
-        self._made.update((id(m), r) for m, r in kept)
+        self._made = {id(m): (m, r) for m, r in kept}
         return [m for m, _ in kept]
 
     def records(self, matches: Sequence[StoredMatch]) -> list[MatchRecord]:
         """`records_from_store(matches)`: the records made when the matches were read."""
-        return [self._made.get(id(m)) or match_record(m) for m in matches
-                if m.status == MATCH_DONE]
+        return [self._record(m) for m in matches if m.status == MATCH_DONE]
+
+    def _record(self, match: StoredMatch) -> MatchRecord:
+        made = self._made.get(id(match))
+        return made[1] if made is not None and made[0] is match else match_record(match)
 
     def _done(self, tournament: str) -> list[tuple[StoredMatch, MatchRecord]]:
         ids = self._source.done_match_ids(tournament)  # (id, finish time as text), by id
