@@ -60,8 +60,10 @@ def live_panel() -> None:
             st.progress(min(1.0, row.maps_done / max(row.maps_total, 1)),
                         text=f"Preparing maps {row.maps_done}/{row.maps_total}")
         else:
-            making = (f", maps {row.maps_done}/{row.maps_total} ready"
-                      if row.maps_done < row.maps_total else "")
+            # an adaptive run, or one a stopping rule ends, makes a map only when a match
+            # it plays needs it, so the count need not reach the total
+            making = (f", maps {row.maps_done}/{row.maps_total} made, the rest as play "
+                      "needs them" if row.maps_done < row.maps_total else "")
             st.progress(min(1.0, row.finished / max(row.total, 1)),
                         text=f"Playing: {row.finished}/{row.total} matches stored{making}")
         if row.stale:

@@ -36,7 +36,7 @@ def test_a_run_making_its_maps_says_so(open_app: OpenApp, arena_db: str, tmp_pat
 def test_a_run_playing_while_maps_are_made_shows_both(open_app: OpenApp, arena_db: str,
                                                       tmp_path: Path) -> None:
     """Issue 35: matches of a ready map play while the other maps are made: the page shows
-    the match rate and ETA, and how many maps are ready."""
+    the match rate and ETA, and how many maps are made."""
     url = copy_db(arena_db, tmp_path)
     store = Store.open(url)
     try:
@@ -55,4 +55,4 @@ def test_a_run_playing_while_maps_are_made_shows_both(open_app: OpenApp, arena_d
     metrics = {m.label: m.value for m in at.metric}
     assert "Phase" not in metrics and metrics["ETA"] == "48m00s"
     bars = [e.proto.text for e in at.get("progress")]
-    assert any("maps 17/30 ready" in text for text in bars), bars
+    assert any("maps 17/30 made, the rest as play needs them" in text for text in bars), bars
