@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from arena.cli import build_app
 from arena.storage import MATCH_DONE, Store, sqlite_url
+from arena.tournaments.running.executors.map_prep import AHEAD_OF_PLAY
 from tests.executors.ray_fixtures import share_seed_key
 from tests.tournaments.arena_fixtures import THREE_ENTRANTS
 
@@ -103,6 +104,20 @@ def test_a_run_that_settles_early_makes_only_the_maps_it_played(tmp_path: Path) 
     assert "stopped: settled" in said, said
     stored, played = maps_made(db)
     assert 0 < stored == played < 24, (stored, played)
+
+
+def test_a_round_robin_that_a_rule_stops_makes_its_maps_only_a_little_ahead(
+    tmp_path: Path,
+) -> None:
+    """A round robin with a stopping rule makes its maps at most `AHEAD_OF_PLAY` ahead of
+    play, so stopped after 6 of its 180 matches it has not paid for the 60 maps of its plan
+    (30 maps x 2 games; before, every one was made while the first matches played)."""
+    db = sqlite_url(tmp_path / "a.db")
+    fix_seed_key(db, KEY)
+    said = run(write(tmp_path, "max_matches = 6", maps=30), db, "--concurrency", "2")
+    assert "stopped: max_matches" in said, said
+    stored, played = maps_made(db)
+    assert 0 < played <= stored <= played + AHEAD_OF_PLAY < 60, (stored, played)
 
 
 def test_a_run_cut_after_a_round_resumes_with_the_picks_of_an_uncut_run(tmp_path: Path) -> None:

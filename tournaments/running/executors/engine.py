@@ -61,7 +61,7 @@ from arena.tournaments.planning.plugin_problems import JUDGE_STORIES
 from arena.tournaments.planning.stories.spec_paths import story_spec
 from arena.tournaments.ratings.stopping import StopRules
 from arena.tournaments.running.adaptive_rounds import adaptive_rounds
-from arena.tournaments.running.executors.map_prep import MapPreparation
+from arena.tournaments.running.executors.map_prep import AHEAD_OF_PLAY, MapPreparation
 from arena.tournaments.running.live_reporter import LiveReporter
 from arena.tournaments.running.match_task import MatchContext, judge_backend, play_plan
 from arena.tournaments.running.prepare import PreparedTournament
@@ -336,6 +336,10 @@ async def run_tournament(
         maps = MapPreparation(
             pending, tournament, store, source, game_ids, setup.seed_key, preparing,
             in_order=rounds is None,
+            # a rule may stop a round robin: its maps only a little ahead of play (adaptive
+            # runs make each map when a pick first needs it)
+            ahead=None if watch is None or rounds is not None
+            else max(AHEAD_OF_PLAY, limits.total),
         )
         began: list[bool] = []
 
@@ -354,7 +358,13 @@ async def run_tournament(
         async def play(plan: MatchPlan, allowed: bool = False) -> None:
             """Play one match (``allowed``: its round was already let through the stopping
             rules)."""
-            found = await maps.wait(plan)
+            try:
+                found = await maps.wait(plan)
+            except asyncio.CancelledError:
+                if maps.left_unmade(plan):  # a rule stopped the run before its map was begun
+                    summary.stopped += 1
+                    return
+                raise
             if found is None:  # its map could not be made: the next run plays it
                 summary.map_failures += 1
                 return
@@ -363,8 +373,10 @@ async def run_tournament(
             async with limits.slot(providers):
                 # asked with a slot in hand: the matches stored meanwhile count
                 if watch is not None and not allowed and await watch.should_stop():
+                    maps.stop()  # no match will start: the maps not begun stay unmade
                     summary.stopped += 1
                     return
+                maps.started(plan)
                 if not await book.take(plan.key):  # another driver plays it, or stored it
                     summary.claimed_elsewhere += 1
                     return

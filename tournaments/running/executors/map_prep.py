@@ -19,6 +19,11 @@ its own map only, and maps are made *on demand*: a map is made when a picked mat
 waits for it, so the maps of the matches picked first are made first, and a run that stops
 early (its ranking settled) makes no map it will not play. Either way, `stop()` once every
 match has ended leaves the maps not yet begun unmade (a round robin stopped by a rule).
+
+A round robin that a rule may stop (``ahead=N``) makes its maps at most N ahead of play:
+map j is begun once a match of map j - N or later has started (`started`), so a run that
+stops early has paid for at most N maps it did not play. Without a rule every map will be
+played, and maps are made as fast as the judge allows.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ from arena.tournaments.running.prepare import PreparedTournament
 
 # Maps being made at once: enough to fill several 16-row sampling blocks of the HF judge.
 MAPS_IN_FLIGHT = 64
+# How far a round robin that a rule may stop makes its maps ahead of play (one sampling
+# block of the HF judge; more when more matches play at once).
+AHEAD_OF_PLAY = 16
 
 MapKey = tuple[str, int]  # (game label, map index)
 Found = tuple[int, GameMap]  # stored map id, and the map
@@ -56,6 +64,7 @@ class MapPreparation:
         on_map: Callable[[int, int], None] = lambda done, total: None,
         *,
         in_order: bool = True,
+        ahead: int | None = None,
     ) -> None:
         self._wanted: dict[MapKey, int] = {}  # first need first
         self._needs: dict[MapKey, list[str]] = {}  # the plans of each map, in plan order
@@ -77,6 +86,10 @@ class MapPreparation:
         self._demand: asyncio.Queue[MapKey | None] = asyncio.Queue()  # on demand: maps asked
         self._asked: set[MapKey] = set()
         self._stopping = False
+        self._ahead = ahead  # in order: maps begun at most this far ahead of play (None: any)
+        self._position = {key: i for i, key in enumerate(self._wanted)}
+        self._played_to = -1  # the furthest map (position) a started match is on
+        self._moved = asyncio.Event()  # play moved on, or the run stops
 
     @property
     def total(self) -> int:
@@ -91,10 +104,31 @@ class MapPreparation:
         return await asyncio.shield(self._ready[plan.key])
 
     def stop(self) -> None:
-        """Every match has ended: the maps not begun yet are not made, and `run` returns
-        once those being made are stored."""
+        """No more matches will start (every one has ended, or a rule stopped the run): the
+        maps not begun yet are not made, `run` returns once those being made are stored,
+        and the matches still waiting for a map are released (`left_unmade`)."""
         self._stopping = True
         self._demand.put_nowait(None)
+        self._moved.set()
+
+    def left_unmade(self, plan: MatchPlan) -> bool:
+        """Whether `wait(plan)` was cancelled because the run stopped before its map was
+        made (not because the waiting task itself was cancelled)."""
+        task = asyncio.current_task()
+        return (self._stopping and self._ready[plan.key].cancelled()
+                and (task is None or not task.cancelling()))
+
+    def started(self, plan: MatchPlan) -> None:
+        """A match of `plan`'s map has started: maps up to `ahead` beyond it may be begun."""
+        self._reach((plan.game, plan.map_index))
+
+    def _reach(self, key: MapKey) -> None:
+        """Play has reached map `key` (a match started on it, or it failed: its matches are
+        passed over)."""
+        at = self._position[key]
+        if at > self._played_to:
+            self._played_to = at
+            self._moved.set()
 
     async def run(self) -> None:
         """Make the maps (every one in plan order, or on demand; module docstring) until all
@@ -106,9 +140,15 @@ class MapPreparation:
             limit = asyncio.Semaphore(MAPS_IN_FLIGHT)
             async with asyncio.TaskGroup() as group:
                 if self._in_order:
-                    for key in self._wanted:
-                        if key not in stored:
-                            group.create_task(self._make(key, limit))
+                    for at, key in enumerate(self._wanted):
+                        if key in stored:
+                            continue
+                        while not self._stopping and not self._may_begin(at):
+                            self._moved.clear()
+                            await self._moved.wait()
+                        if self._stopping:
+                            break
+                        group.create_task(self._make(key, limit))
                 else:
                     while (asked := await self._demand.get()) is not None:
                         if asked not in stored:
@@ -117,6 +157,9 @@ class MapPreparation:
             for future in self._ready.values():
                 if not future.done():
                     future.cancel()
+
+    def _may_begin(self, at: int) -> bool:
+        return self._ahead is None or at <= self._played_to + self._ahead
 
     def _find_stored(self) -> dict[MapKey, Found]:
         found: dict[MapKey, Found] = {}
@@ -146,6 +189,7 @@ class MapPreparation:
         except Exception as error:  # this map's matches wait for the next run
             self.failures[key] = redact(f"{type(error).__name__}: {error}")
             self._settle({key: None})
+            self._reach(key)  # no match will start on it: the maps after it may begin
             return
         map_id, stories = await asyncio.to_thread(
             self._store.ensure_map, self._game_ids[game], seed, bound.name, made.stories
