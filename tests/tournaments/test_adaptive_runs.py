@@ -15,10 +15,9 @@ from arena.cli import build_app
 from arena.storage import MATCH_DONE, Store, sqlite_url
 from arena.tournaments.running.executors.map_prep import AHEAD_OF_PLAY
 from tests.executors.ray_fixtures import share_seed_key
-from tests.tournaments.arena_fixtures import THREE_ENTRANTS
+from tests.tournaments.arena_fixtures import KEY, THREE_ENTRANTS, fix_seed_key
 
 APP = build_app()
-KEY = "5eed" * 16  # a tournament seed key, as stored (hex)
 ADAPTIVE = 'pairing = "adaptive"\nstop_when = "settled"\nconfidence = {c}'
 NEWCOMER = '\n[[participants]]\nname = "late"\nplayer = "scripted:the"\n'
 
@@ -35,19 +34,6 @@ def run(path: Path, db: str, *extra: str) -> str:
                              env={"COLUMNS": "200"})
     assert ran.exit_code == 0, ran.output
     return ran.output
-
-
-def fix_seed_key(db: str, key: str) -> None:
-    """Give the tournament a known seed key (it decides the maps and the players' seeds), so
-    the run's outcomes are the same on every machine."""
-    store = Store.open(db)
-    try:
-        store.ensure_tournament("small", "eval", "{}")
-        with store.engine.begin() as conn:
-            conn.execute(text("UPDATE tournaments SET seed_key = :k WHERE name = 'small'"),
-                         {"k": key})
-    finally:
-        store.close()
 
 
 def keys(db: str) -> list[str]:
