@@ -246,3 +246,84 @@ def test_a_source_of_named_maps_is_bound_through_its_declared_contract() -> None
     judged = JudgeStorySource(NgramJudge())
     assert isinstance(published, MapBoundStorySource) and isinstance(published, StorySource)
     assert not isinstance(judged, MapBoundStorySource) and isinstance(judged, StorySource)
+
+
+class CountingSource:
+    """Judge stories, counting the maps asked for; `fail`: every map fails instead."""
+
+    name = "judge:ngram"
+
+    def __init__(self, inner: JudgeStorySource, fail: bool = False) -> None:
+        self._inner, self.fail, self.asked = inner, fail, 0
+
+    async def stories(self, requests: Sequence[StoryRequest]) -> list[str]:
+        self.asked += 1
+        if self.fail:
+            raise RuntimeError("no stories today")
+        return await self._inner.stories(requests)
+
+
+async def _play_ahead(tmp_path: Path, source: CountingSource, ahead: int, start: bool
+                      ) -> tuple[MapPreparation, int, list[str], list[str]]:
+    """Run a MapPreparation that makes maps `ahead` of play with a match task per plan
+    (`start`: each starts once its map is ready); stop it once nothing moves. Returns it,
+    the number of plans, the plans woken with a map, and those released unmade by the
+    stop."""
+    registry = fx.registry()
+    tournament = prepared(tmp_path, registry)
+    store = Store.open(sqlite_url(tmp_path / "a.db"))
+    woken: list[str] = []
+    released: list[str] = []
+    try:
+        game_ids = {g: store.ensure_games([tournament.games[g].info])[0]
+                    for g in tournament.games}
+        tid = store.ensure_tournament("small", "eval", "{}")
+        prep = MapPreparation(tournament.plans, tournament, store, source, game_ids,
+                              store.tournament_seed_key(tid), ahead=ahead)
+
+        async def match(plan: object) -> None:
+            try:
+                found = await prep.wait(plan)  # type: ignore[arg-type]
+            except asyncio.CancelledError:
+                if prep.left_unmade(plan):  # type: ignore[arg-type]
+                    released.append(plan.key)  # type: ignore[attr-defined]
+                    return
+                raise
+            if found is not None:
+                woken.append(plan.key)  # type: ignore[attr-defined]
+                if start:
+                    prep.started(plan)  # type: ignore[arg-type]
+
+        async with asyncio.timeout(60), asyncio.TaskGroup() as group:
+            group.create_task(prep.run())
+            tasks = [group.create_task(match(p)) for p in tournament.plans]
+            while len({t for t in tasks if t.done()}) < len(tasks) and not (
+                    not start and source.asked >= ahead):
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.2)  # nothing more would begin: play is not moving
+            prep.stop()
+    finally:
+        store.close()
+    return prep, len(tournament.plans), woken, released
+
+
+async def test_maps_are_begun_only_as_far_ahead_as_asked_and_the_rest_released(
+    tmp_path: Path,
+) -> None:
+    """ahead=2 and no match starts: only the first 2 of the plan's maps are made; when the
+    run stops, every match still waiting is released as left unmade."""
+    registry = fx.registry()
+    source = CountingSource(JudgeStorySource(registry.create_judge("ngram")))
+    prep, plans, woken, released = await _play_ahead(tmp_path, source, ahead=2, start=False)
+    assert prep.total > 2 and source.asked == 2 and not prep.failures
+    assert woken and released and len(woken) + len(released) == plans
+
+
+async def test_failed_maps_count_as_passed_so_play_never_waits_on_them(tmp_path: Path) -> None:
+    """ahead=1 and every map fails: no match starts on any, yet each map is tried in turn
+    (a failed map moves play past it) and the run ends instead of waiting forever."""
+    registry = fx.registry()
+    source = CountingSource(JudgeStorySource(registry.create_judge("ngram")), fail=True)
+    prep, _, woken, released = await _play_ahead(tmp_path, source, ahead=1, start=True)
+    assert source.asked == prep.total == len(prep.failures) > 1
+    assert not woken and not released
