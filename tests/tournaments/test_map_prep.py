@@ -297,8 +297,8 @@ async def _play_ahead(tmp_path: Path, source: CountingSource, ahead: int, start:
         async with asyncio.timeout(60), asyncio.TaskGroup() as group:
             group.create_task(prep.run())
             tasks = [group.create_task(match(p)) for p in tournament.plans]
-            while len({t for t in tasks if t.done()}) < len(tasks) and not (
-                    not start and source.asked >= ahead):
+            # every match has ended, or (none starting) the maps allowed ahead are asked for
+            while not (all(t.done() for t in tasks) or (not start and source.asked >= ahead)):
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.2)  # nothing more would begin: play is not moving
             prep.stop()

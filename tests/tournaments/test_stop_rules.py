@@ -24,8 +24,9 @@ from tests.tournaments.arena_fixtures import KEY, THREE_ENTRANTS, fix_seed_key
 APP = build_app()
 
 
-def run(tmp_path: Path, rules: str, maps: int = 2, key: str | None = None,
-        ) -> tuple[int, str, str]:
+def run(
+    tmp_path: Path, rules: str, maps: int = 2, key: str | None = None
+) -> tuple[int, str, str]:
     """Run the small tournament under `rules`; `key`: its seed key (the maps and players'
     seeds, so the outcomes), else a fresh one."""
     (tmp_path / "t.toml").write_text(THREE_ENTRANTS.format(maps=maps, rules=rules), encoding="utf-8")
