@@ -299,6 +299,7 @@ async def build_match(
     match_id: str | None = None,
     on_event: EventCallback | None = None,
     seed_key: bytes | None = None,
+    show_code: bool = True,
 ) -> Match:
     """Build one match of `game` with a player in every seat.
 
@@ -308,6 +309,9 @@ async def build_match(
     Every event goes to `on_event`, then to the plugins' `arena_on_event` hook of
     `registry` under `match_id`. `registry` may be None only for analysis probes whose
     seats are all Player objects: those rounds are not matches and reach no plugin.
+
+    `show_code` False gives every player its information set without the program's text
+    (`arena.runtime.code_hidden`), as the game space's measurements do.
 
     `seed_key` keys every seed the players receive (XGL.md section 8): matches between
     entrants pass a secret one (`arena play` draws one, a tournament keeps one in its
@@ -363,6 +367,7 @@ async def build_match(
         seed_key=key,
         limits=limits or RoundLimits(),
         policy=policy or MovePolicy(),
+        show_code=show_code,
     )
     return Match(
         program=cap_replays(game.program, max_replay),

@@ -151,7 +151,7 @@ async def measure_seed(
     family = [plain, *tg.unrecognised()]  # one game, five texts
     setting = TransferSetting(
         tg.player_spec(model), args.finetuner, args.budget, maps=args.maps, seed=seed,
-        judge="ngram", runs=args.runs,
+        judge="ngram", runs=args.runs, view=args.view,
     )
     started = time.perf_counter()
     async with open_oracle(setting, store=None, registry=registry, models_dir=folder) as oracle:
@@ -185,7 +185,7 @@ async def measure_seed(
     return {
         "seed": seed, "wall_s": round(time.perf_counter() - started, 1), "runs_tuned": tuned,
         "setting": {"runs": args.runs, "maps": args.maps, "finetuner": args.finetuner,
-                    "budget": args.budget},
+                    "budget": args.budget, "view": args.view},
         "verdicts": {k: {"playable": v.playable, "gain": v.score_after - v.score_before,
                          "low": v.gain_low, "high": v.gain_high} for k, v in verdicts.items()},
         "recognised": {k: [v.value, v.low, v.high] for k, v in recognised.items()},
@@ -217,8 +217,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     copies = list(tg.UNRECOGNISED)
     out: dict[str, float] = {"seeds": n}
     print(f"\n{n} seeds, each R x K = {rows[0]['setting']['runs']} x "
-          f"{rows[0]['setting']['maps']} at the tests' fine-tuner and budget; rate, "
-          "Wilson 95 %")
+          f"{rows[0]['setting']['maps']} at the tests' fine-tuner and budget, the players "
+          f"seeing {rows[0]['setting'].get('view', 'code')}; rate, Wilson 95 %")
     # 1. by construction: one evaluation form, the same runs
     print("\nBY CONSTRUCTION (the canonical form recognises the copy: it reuses plain's runs)")
     for name in ("renamed", "noop"):
@@ -378,11 +378,12 @@ async def build_pool(args: argparse.Namespace, folder: Path) -> None:
     games = {"plain": load_game_text(tg.PLAIN, "plain.xgl")}
     games.update({g.name: g for g in tg.unrecognised()})
     maps = args.pool_maps
+    show_code = args.view == "code"
     base = folder / "base.json"
     if not base.is_file():
         base.write_text(json.dumps({
             name: await game_scores(player, g, judge=judge, registry=registry, maps=maps,
-                                    seed=POOL_EVAL_SEED)
+                                    seed=POOL_EVAL_SEED, show_code=show_code)
             for name, g in games.items()
         }))
     tuner = registry.create_finetuner(args.finetuner)
@@ -394,11 +395,11 @@ async def build_pool(args: argparse.Namespace, folder: Path) -> None:
             started = time.perf_counter()
             result = await tuner.finetune(FineTuneRequest(
                 player, evaluation_form(game).view, judge, args.budget, POOL_TUNE_SEED + j,
-                folder / "m" / f"{name}-{j}",
+                folder / "m" / f"{name}-{j}", show_code=show_code,
             ))
             scores = {
                 other: await game_scores(result.player, g, judge=judge, registry=registry,
-                                         maps=maps, seed=POOL_EVAL_SEED)
+                                         maps=maps, seed=POOL_EVAL_SEED, show_code=show_code)
                 for other, g in games.items()
             }
             out.write_text(json.dumps({"steps": result.steps, "tokens": result.tokens,
@@ -423,7 +424,7 @@ async def part_pool(args: argparse.Namespace) -> dict[str, float]:
 
     from arena.gamespace.transfer.arithmetic import runs_gain, runs_transfer_value
 
-    folder = Path(args.pool_dir)
+    folder = Path(args.pool_dir or f"/tmp/calib-pool-{args.view}")
     await build_pool(args, folder)
     base = {k: np.asarray(v) for k, v in json.loads((folder / "base.json").read_text()).items()}
     names = list(base)
@@ -570,7 +571,11 @@ async def main(argv: list[str]) -> None:
                         help="filter: the non-learner plays this many times --seeds trials")
     parser.add_argument("--steps", type=int, nargs="+", default=[1, 2, 4, 8, 16])
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--pool-dir", default="/tmp/calib-pool", help="pool: its folder")
+    parser.add_argument("--pool-dir", default=None,
+                        help="pool: its folder (default /tmp/calib-pool-VIEW)")
+    parser.add_argument("--view", default="infoset", choices=["infoset", "code"],
+                        help="transfer, pool: what the players see (the oracle's default: "
+                        "their information set; code: the program's text)")
     parser.add_argument("--pool-runs", type=int, default=16, help="pool: runs per text")
     parser.add_argument("--pool-maps", type=int, default=96, help="pool: maps")
     parser.add_argument("--pool-trials", type=int, default=300, help="pool: draws per pair")

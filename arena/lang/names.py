@@ -19,6 +19,11 @@ STRING_REGISTERS: tuple[str, ...] = tuple(t + s for t in STRING_REGISTER_TYPES f
 LIST_REGISTERS: tuple[str, ...] = tuple("l" + s for s in _SUFFIXES)
 ALL_REGISTERS: tuple[str, ...] = STRING_REGISTERS + LIST_REGISTERS
 
+# Registers that are interchangeable: same kind, same visibility, same mutability
+# (XGL.md section 3: s t x y private mutable, p public mutable, a b public constants, c
+# private constants, l lists).
+REGISTER_CLASSES: tuple[str, ...] = ("stxy", "p", "ab", "c", "l")
+
 PLAYERS: tuple[str, ...] = ("black", "white", "alice", "bob", "carol", "david", "env")
 OMNISCIENT: frozenset[str] = frozenset({"black", "white", "env"})
 ZERO_SUM_PARTNER: dict[str, str] = {"black": "white", "white": "black"}

@@ -35,6 +35,8 @@ class FineTuneRequest:
         out_dir: an empty folder where the tuned model is written.
         max_steps: stop after this many optimiser steps even when tokens are left (None:
             the token budget alone decides).
+        show_code: False: the players see their information set without the program's
+            text while learning (`arena.runtime.code_hidden`), as they will when measured.
     """
 
     player: str
@@ -44,6 +46,7 @@ class FineTuneRequest:
     seed: int
     out_dir: Path
     max_steps: int | None = None
+    show_code: bool = True
 
 
 @dataclass(frozen=True)

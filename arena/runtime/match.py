@@ -26,6 +26,9 @@ class MatchConfig:
     seed_key: bytes = field(default_factory=new_seed_key, repr=False)
     limits: RoundLimits = field(default_factory=RoundLimits)
     policy: MovePolicy = field(default_factory=MovePolicy)
+    # False: players get their information set without the program's text
+    # (`arena.runtime.code_hidden`; the game space's measurements, issue 36)
+    show_code: bool = True
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,7 @@ async def play_match(
                     memories={r: tuple(m) for r, m in memories.items() if seats[r].main},
                     limits=config.limits,
                     policy=config.policy,
+                    show_code=config.show_code,
                     emit=emit,
                     move_s=move_s,
                 )

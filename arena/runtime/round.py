@@ -27,6 +27,7 @@ from arena.lang.meter import RoundMeter
 from arena.lang.values import Text, XentSum
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest, RoundMemory
+from arena.runtime.code_hidden import without_code
 from arena.runtime.infoset import InfoSet, render_register
 from arena.runtime.seat import (
     MoveFailed,
@@ -160,6 +161,7 @@ class RoundRunner:
         policy: MovePolicy,
         emit: Callable[[ev.Event], None],
         move_s: dict[str, float] | None = None,
+        show_code: bool = True,
     ) -> None:
         # role -> seconds its player spent on moves (retries included), added to across the
         # match's rounds; kept out of the events so that transcripts stay reproducible
@@ -176,6 +178,7 @@ class RoundRunner:
         self.memories = memories
         self.limits = limits
         self.policy = policy
+        self.show_code = show_code
         self.emit = emit
         # Every round of a match draws the same: repetitions keep the play seed (paper 4.1.3).
         self.rng = random.Random(game_seed(seed_key, play_seed))
@@ -327,6 +330,9 @@ class RoundRunner:
             failed_condition=failed_condition,
             omniscient=infoset.omniscient,
         )
+        hidden = None if self.show_code else without_code(request)
+        if hidden is not None:  # before the seed: one information set, one seed
+            request = hidden.request
         request = replace(request, seed=move_seed(self.seed_key, self.play_seed, request))
         self.emit(
             ev.ElicitRequest(
@@ -343,6 +349,8 @@ class RoundRunner:
         asked = time.perf_counter()
         try:
             moves = await ask_for_move(seat, request, self.policy)
+            if hidden is not None:
+                moves = hidden.moves(moves)
         except NoResultError as failure:
             self._no_result(instruction.line, player, f"no move could be had: {failure}")
         except MoveFailed as failure:

@@ -314,7 +314,7 @@ async def _play(
     game_map = await resolve_game_map(game, request.judge, map_seed)
     async with await build_match(
         game, seats, judge=request.judge, registry=registry, seed=map_seed, rounds=1,
-        main_roles=(main,), policy=ANALYSIS_POLICY,
+        main_roles=(main,), policy=ANALYSIS_POLICY, show_code=request.show_code,
         match_id=f"gamespace:train:{game.name}:{map_seed}",
     ) as match:
         result = await match.play(game_map)

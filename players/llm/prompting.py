@@ -22,6 +22,7 @@ from arena.protocols.player import (
     RewardTermView,
     RoundMemory,
 )
+from arena.runtime.code_hidden import NO_LINE, code_is_hidden
 
 XGL_EXPLANATION = """\
 How XGL games work:
@@ -130,24 +131,30 @@ def render_term(term: RewardTermView, max_tokens: int) -> str:
     return head + ("\n    per token (bits): " + ", ".join(cells) if cells else "")
 
 
+def _at_line(line: int) -> str:
+    """ "line N: " for a history entry; nothing when the code, and so every line number, is
+    hidden (`arena.runtime.code_hidden`)."""
+    return "" if line == NO_LINE else f"line {line}: "
+
+
 def render_item(item: HistoryItem, options: PromptOptions, *, inline_reveals: bool) -> str:
     """One history entry as a line (plus per-token lines for rewards)."""
-    where = f"line {item.line}"
+    where = _at_line(item.line)
     if item.kind == "move":
         parts = []
         for register, text in item.moves.items():
             cut = " (cut to the length limit)" if register in item.cut else ""
             parts.append(f"{register} = {_quote(text)}{cut}")
-        return f"- {where}: you played " + "; ".join(parts)
+        return f"- {where}you played " + "; ".join(parts)
     if item.kind == "reward":
         terms = "\n".join(render_term(t, options.max_feedback_tokens) for t in item.terms)
-        return f"- {where}: you received {item.reward:+.2f} bits\n{terms}".rstrip()
+        return f"- {where}you received {item.reward:+.2f} bits\n{terms}".rstrip()
     if item.kind == "failed_ensure":
-        return f"- {where}: your move failed the condition {item.condition}"
+        return f"- {where}your move failed the condition {item.condition}"
     if item.reveal is not None:
         shown = f" = {_quote(item.reveal.value)}" if inline_reveals else " (see above)"
-        return f"- {where}: {item.reveal.label} was revealed to you{shown}"
-    return f"- {where}: {item.kind}"
+        return f"- {where}{item.reveal.label} was revealed to you{shown}"
+    return f"- {where}{item.kind}"
 
 
 def _history(items: Sequence[HistoryItem], options: PromptOptions, *, inline: bool) -> str:
@@ -173,14 +180,19 @@ def user_text(request: MoveRequest, options: PromptOptions) -> str:
     game = request.game
     meta = f"Game '{game.name}' (dialect {game.dialect}"
     meta += f", version {game.version})" if game.version else ")"
-    sections = [f"{meta}:\n{_numbered(game.code)}"]
+    if code_is_hidden(game):
+        sections = [f"{meta}: its code is not shown to you; below is all you know."]
+    else:
+        sections = [f"{meta}:\n{_numbered(game.code)}"]
     if game.header:
         sections.append(f"About the game: {game.header}")
     visible = "\n".join(f"{r} = {_quote(v)}" for r, v in sorted(request.visible.items()))
     sections.append("Registers you can see now:\n" + (visible or "(none)"))
     if request.reveals:
         reveals = "\n".join(
-            f"{r.label} = {_quote(r.value)} (revealed at line {r.line})" for r in request.reveals
+            f"{r.label} = {_quote(r.value)}"
+            + ("" if r.line == NO_LINE else f" (revealed at line {r.line})")
+            for r in request.reveals
         )
         sections.append("Revealed to you (values as they were when revealed):\n" + reveals)
     if request.previous_rounds:
@@ -199,8 +211,11 @@ def user_text(request: MoveRequest, options: PromptOptions) -> str:
 def task_text(request: MoveRequest, options: PromptOptions) -> str:
     """What to do now: the registers, the length limit, and a failed condition if any."""
     names = ", ".join(request.registers)
+    elicit = (
+        "you are asked" if request.line == NO_LINE else f"the elicit at line {request.line} asks you"
+    )
     text = (
-        f"Your turn: the elicit at line {request.line} asks you, {request.role}, for "
+        f"Your turn: {elicit}, {request.role}, for "
         f"{names}. Each move may be at most {request.max_len} judge tokens (roughly "
         f"{max(1, request.max_len * 3 // 4)} words); longer moves are cut."
     )

@@ -86,6 +86,7 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
     from arena.cli.commands import scope, transfer
     from arena.gamespace.scope import run as scope_run
     from arena.gamespace.transfer import arithmetic as transfer_math
+    from arena.gamespace.transfer import measure as transfer_measure
     from arena.tournaments.cli import imports as cli_imports
     from arena.tournaments.cli import ratings as cli_ratings
     from arena.tournaments.ratings import bradley_terry, outcomes, service
@@ -96,6 +97,7 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
 
     assert scope.FINETUNE == scope_run.FINETUNE
     assert transfer.LEVEL == transfer_math.LEVEL
+    assert get_args(transfer.View) == transfer_measure.VIEWS
     assert get_args(cli_ratings.Scale) == get_args(service.Scale)
     assert get_args(cli_ratings.ExportFormat) == get_args(export.ExportFormat)
     assert get_args(cli_imports.ImportFormat) == get_args(importers.ImportFormat)

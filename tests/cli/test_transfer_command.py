@@ -57,6 +57,13 @@ def test_bad_input_is_one_sentence_and_exit_2(
     assert "Traceback" not in output and len(output.strip().splitlines()) == 1
 
 
+def test_an_unknown_view_names_the_valid_ones_and_exits_2(plain: str, tmp_path: Path) -> None:
+    code, output = cli(plain, *OK, "--view", "source", "--db", str(tmp_path / "a.db"))
+    assert code == 2, output
+    assert "'source' is not one of 'infoset', 'code'" in output and "Traceback" not in output
+    assert not (tmp_path / "a.db").exists()  # nothing was measured or stored
+
+
 def test_a_real_run_prints_stores_and_reads_back(tmp_path: Path) -> None:
     model = tg.save_long_context_model(tmp_path / "model")
     files = []

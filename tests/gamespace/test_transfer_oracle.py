@@ -186,6 +186,8 @@ async def test_bad_settings_fail_before_any_model_loads(setting: TransferSetting
         async with open_oracle(TransferSetting(setting.player, budget_tokens=0), store=None,
                                registry=plugins()):
             pass
+    with pytest.raises(ConfigError, match="Unknown view 'source'.*infoset, code"):
+        TransferSetting(setting.player, view="source").check()  # type: ignore[arg-type]
     with pytest.raises(UnknownNameError, match="reinforce"):
         async with open_oracle(TransferSetting(setting.player, finetuner="reinforse",
                                                judge="ngram"), store=None,
@@ -216,6 +218,18 @@ def test_the_stored_setting_never_holds_a_secret() -> None:
     other_key = TransferSetting("hf:bundled", opponent=spec.replace("sk-abc", "sk-xyz"))
     assert other_key.sha256 == setting.sha256  # a key does not change what is measured
     assert TransferSetting("hf:bundled", maps=9).sha256 != TransferSetting("hf:bundled").sha256
+    code = TransferSetting("hf:bundled", view="code")
+    assert code.sha256 != TransferSetting("hf:bundled").sha256 and code.show_code
+
+
+def test_each_game_is_tuned_with_run_seeds_of_its_own() -> None:
+    """Issue 36: two games (an unrecognised copy among them) are tuned independently; the
+    runs of one game differ from each other; the seeds do not depend on R."""
+    setting = TransferSetting("hf:bundled")
+    plain, copy = "a" * 64, "b" * 64
+    seeds = {(key, run): setting.run_seed(run, key) for key in (plain, copy) for run in range(4)}
+    assert len(set(seeds.values())) == 8
+    assert TransferSetting("hf:bundled", runs=8).run_seed(2, plain) == seeds[(plain, 2)]
 
 
 async def test_adding_a_run_tunes_only_the_new_run(

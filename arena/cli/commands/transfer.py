@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the measurement imports SciPy and SQLAlchemy: loaded by the
 # arena.gamespace.transfer.arithmetic.LEVEL, transfer.DEFAULT_BUDGET_TOKENS and DEFAULT_RUNS
 # (a test checks they agree)
 LEVEL = 0.95
+View = Literal["infoset", "code"]  # arena.gamespace.transfer.measure.View (a test checks)
 BY_CONSTRUCTION = "="  # marks a V that holds by construction (one evaluation form)
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
@@ -105,10 +106,15 @@ def explanation(matrix: TransferMatrix, minutes: float) -> list[str]:
     """What was measured, what holds by construction, and what this call cost."""
     setting = matrix.setting
     level = f"{100 * setting.level:g} %"
+    sight = (
+        "the players saw the code, as in a tournament"
+        if setting.show_code
+        else "the players saw their information set, not the code (--view code shows it)"
+    )
     lines = [
-        f"Measured: each game fine-tuned {setting.runs} times (seeds differ) and scored on "
-        f"the same {setting.maps} evaluation maps; {level} intervals: Student's t over the "
-        "runs x maps table for the gains, Fieller's for V.",
+        f"Measured: each game fine-tuned {setting.runs} times (seeds of its own) and scored "
+        f"on the same {setting.maps} evaluation maps; {sight}; {level} intervals: Student's "
+        "t over the runs x maps table for the gains, Fieller's for V.",
     ]
     pairs = [v for v in matrix.values if v.source != v.target]
     if any(matrix.by_construction(v.source, v.target) for v in pairs):
@@ -119,9 +125,16 @@ def explanation(matrix: TransferMatrix, minutes: float) -> list[str]:
         )
     if any(not matrix.by_construction(v.source, v.target) for v in pairs):
         lines.append(
-            "Other pairs were measured apart. Players read the code, so two spellings of one "
-            "game that the canonical form does not recognise can score differently for the "
-            "untuned model, and their V need not be 1 (docs/gamespace-calibration.md)."
+            "Other pairs were measured apart, by runs of their own"
+            + (
+                ". The players read the code, so two spellings of one game that the canonical "
+                "form does not recognise can score differently for the untuned model, and "
+                "their V need not be 1 (docs/gamespace-calibration.md)."
+                if setting.show_code
+                else ": two spellings of one game that the canonical form does not recognise "
+                "get V = 1 within their interval about as often as its level says "
+                "(docs/gamespace-calibration.md)."
+            )
         )
     if any(v.value is None for v in matrix.values):
         lines.append(
@@ -164,7 +177,11 @@ def transfer_command(
         int, typer.Option(min=1, max=1000, help="R: fine-tuning runs per game (seeds differ; "
                           "runs already stored are reused).")
     ] = 4,
-    seed: Annotated[int, typer.Option(help="Maps, fine-tuning and bootstrap seed.")] = 0,
+    view: Annotated[
+        View, typer.Option(help="What the players see: infoset (their information set, not "
+                           "the code: numbers depend on the game, not its spelling) or code.")
+    ] = "infoset",
+    seed: Annotated[int, typer.Option(help="Maps and fine-tuning seed.")] = 0,
     judge: Annotated[str, typer.Option(help="Judge spec, e.g. bundled or ngram.")] = "bundled",
     opponent: Annotated[
         str | None, typer.Option(help="Player of the games' other roles (default: --player).")
@@ -193,7 +210,7 @@ def transfer_command(
     setting = TransferSetting(
         player=player, finetuner=finetuner, budget_tokens=budget_tokens,
         budget_steps=budget_steps, maps=maps, runs=runs, seed=seed, judge=judge,
-        opponent=opponent, level=level,
+        opponent=opponent, level=level, view=view,
     )
     setting.check()
     loaded = [load_game_ref(g, registry) for g in games]

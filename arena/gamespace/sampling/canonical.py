@@ -16,11 +16,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-from arena.gamespace.sampling.mutations import REGISTER_CLASSES, registers_used, rename_everywhere
+from arena.gamespace.sampling.mutations import registers_used, rename_everywhere
 from arena.gamespace.sampling.noops import without_noops
 from arena.gamespace.sampling.tree import walk
 from arena.lang import ast
-from arena.lang.names import ALL_REGISTERS, DEFAULT_PLAYER, FLAGS
+from arena.lang.names import ALL_REGISTERS, DEFAULT_PLAYER, FLAGS, REGISTER_CLASSES
 from arena.lang.printer import render_program
 
 

@@ -34,15 +34,18 @@ from arena.gamespace.sampling.tree import (
     with_instruction,
 )
 from arena.lang import ast
-from arena.lang.names import ALL_REGISTERS, DEFAULT_PLAYER, PLAYERS, XENT_FUNCTIONS, register_kind
+from arena.lang.names import (
+    ALL_REGISTERS,
+    DEFAULT_PLAYER,
+    PLAYERS,
+    REGISTER_CLASSES,
+    XENT_FUNCTIONS,
+    register_kind,
+)
 
 T = TypeVar("T")
 Operator = Callable[[ast.Program, random.Random], ast.Program | None]
 
-# Registers that are interchangeable: same kind, same visibility, same mutability
-# (XGL.md section 3: s t x y private mutable, p public mutable, a b public constants, c
-# private constants, l lists).
-REGISTER_CLASSES: tuple[str, ...] = ("stxy", "p", "ab", "c", "l")
 SEATED_PLAYERS = tuple(p for p in PLAYERS if p != "env")
 _FLIPPED: dict[str, ast.CompareKind] = {
     "<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "!=", "!=": "==", "in": "not in",

@@ -89,8 +89,11 @@ async def map_scores(
     seed: int,
     opponent: str | None = None,
     max_replay: int | None = DEFAULT_MAX_REPLAY,
+    show_code: bool = True,
 ) -> list[float | None]:
-    """`player`'s score in the main role on each evaluation map (None: forfeited)."""
+    """`player`'s score in the main role on each evaluation map (None: forfeited).
+    `show_code` False: the players get their information set without the program's text
+    (`arena.runtime.code_hidden`)."""
     if maps < 1:
         raise ConfigError(f"Evaluating a player needs maps >= 1, got {maps}. Pass maps=1 or more.")
     main = game.main_role(None)
@@ -103,7 +106,7 @@ async def map_scores(
         async with await build_match(
             shown, seats, judge=judge, registry=registry, seed=map_seed, rounds=1,
             main_roles=(main,), max_replay=max_replay, policy=ANALYSIS_POLICY,
-            match_id=f"gamespace:eval:{index}",
+            match_id=f"gamespace:eval:{index}", show_code=show_code,
         ) as match:
             result = await match.play(game_map)
         if result.error is not None:
@@ -146,11 +149,14 @@ async def game_scores(
     maps: int,
     seed: int,
     opponent: str | None = None,
+    show_code: bool = True,
 ) -> list[float]:
     """S_G per evaluation map: `player`'s score in the main role, one value per map, on
     maps and play seeds that depend on `seed` only (paired across players). Other roles
-    are played by `opponent` (default: `player` itself). Forfeits: see `fill_forfeits`."""
+    are played by `opponent` (default: `player` itself). Forfeits: see `fill_forfeits`.
+    `show_code`: as for `map_scores`."""
     scores = await map_scores(
-        player, game, judge=judge, registry=registry, maps=maps, seed=seed, opponent=opponent
+        player, game, judge=judge, registry=registry, maps=maps, seed=seed, opponent=opponent,
+        show_code=show_code,
     )
     return fill_forfeits(scores)[0]

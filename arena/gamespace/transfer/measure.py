@@ -12,10 +12,15 @@ default M itself), so S_G(M) and S_G(F_G[M]) are paired map by map, and so are t
 one player at different games (map i has the same seed at every game). The arithmetic and its
 choices (undefined values, the interval rule) are `arena.gamespace.transfer.arithmetic`.
 
-Common random numbers: nothing random depends on a game's name or text. The evaluation maps
-and play seeds come from `seed`, and run r fine-tunes with `run_seed(r)` at every game; so the
-scores of two games are paired map by map and run by run (the intervals use that pairing:
-`arena.gamespace.transfer.arithmetic`).
+Common maps, independent runs: the evaluation maps and play seeds come from `seed` alone, so
+the scores of two games are paired map by map (the intervals use that pairing:
+`arena.gamespace.transfer.arithmetic`). Run r fine-tunes with `run_seed(r, key)`, a seed of
+its own at every game (`key`: the evaluation form), so two games that are the same game but
+not recognised as one are tuned independently, as two measured games are (issue 36).
+
+What the players see (`view`): by default their information set without the program's text
+(`arena.runtime.code_hidden`), so a game's numbers depend on the game, not on how it is
+spelled; `view="code"` shows the code as tournaments do.
 
 Games, not spellings: every game is played and tuned on in its evaluation form
 (`evaluation_form`: the canonical form under a fixed name), and what is measured (each run's
@@ -23,9 +28,10 @@ scores and tuned model) is keyed by that form's sha256 (`key`). Two spellings of
 (another name, renamed registers, a no-op instruction, other comments) therefore share their
 runs, and V between them is 1 exactly, with the interval [1, 1]: by construction, not
 measured. A copy the canonical form does not recognise (a register copied before scoring, a
-dead assignment, an equivalent expression) is tuned and measured on its own, and since the
-players read the code, the untuned model may play it differently: such a V is measured, with
-its interval, and need not be 1 (`docs/gamespace-calibration.md`). What is reported (the
+dead assignment, an equivalent expression) is tuned and measured on its own, with runs of
+its own: such a V is measured, with its interval (`docs/gamespace-calibration.md`; with
+`view="code"` the untuned model reads the copy's text and may play it differently, so V
+need not be 1). What is reported (the
 combined verdict and the transfer values, the rows `arena transfer`, scopes and the
 dashboard read) is keyed by the sha256 of the text as given, under the name as given, so
 every game file has its own rows.
@@ -44,6 +50,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Literal, get_args
 
 from arena.errors import ConfigError
 from arena.gamespace.transfer.arithmetic import (
@@ -68,8 +75,11 @@ from arena.storage.transfers import TransferRecord, VerdictRecord
 RECORD_FILE = "finetune.json"  # written last by a fine-tuner run that completed (reinforce)
 
 Progress = Callable[[str], None]
-METHOD = 4  # 2: name-free evaluation, Def. 37 needs both games playable; 3: canonical form;
-# 4: t and Fieller intervals over crossed runs x maps (issue 36), no bootstrap
+METHOD = 5  # 2: name-free evaluation, Def. 37 needs both games playable; 3: canonical form;
+# 4: t and Fieller intervals over crossed runs x maps (issue 36), no bootstrap; 5: the code
+# hidden by default (`view`), run seeds of each game's own
+View = Literal["infoset", "code"]  # what the players see: `arena.runtime.code_hidden`, or
+VIEWS: tuple[View, ...] = get_args(View)  # the code as in a tournament
 # R: fine-tuning runs per game (intervals over runs, then maps). 4, the smallest R at which
 # one failed run cannot decide the verdict alone: the bootstrap draws that run every time
 # with probability (1/R)^R, 3.7 % at R = 3 (more than the 2.5 % tail of a 95 % interval, so
@@ -96,8 +106,11 @@ class TransferSetting:
         judge: the judge spec that scores every move.
         opponent: the player of the other roles (default: `player`), frozen.
         level: the intervals' confidence level.
-        runs: R, fine-tuning runs per game (seeds `run_seed(r)`); intervals are over the
-            crossed runs x maps table (`arena.gamespace.transfer.arithmetic`).
+        runs: R, fine-tuning runs per game (seeds `run_seed(r, key)`); intervals are over
+            the crossed runs x maps table (`arena.gamespace.transfer.arithmetic`).
+        view: what the players see: "infoset", their information set without the
+            program's text (the default: a game's numbers do not depend on its spelling),
+            or "code", the code as in a tournament.
         method: the measurement method's version; rows stored by an older method (whose
             numbers depended on the game's name or spelling, or gave a value to an
             unplayable target) are keyed apart and never reused.
@@ -114,6 +127,12 @@ class TransferSetting:
     method: int = METHOD
     runs: int = DEFAULT_RUNS
     budget_steps: int | None = None
+    view: View = "infoset"
+
+    @property
+    def show_code(self) -> bool:
+        """Whether the players see the program's text (`view`)."""
+        return self.view == "code"
 
     def public(self) -> dict[str, object]:
         """The setting with secrets in its specs redacted (what is stored and shown)."""
@@ -139,10 +158,12 @@ class TransferSetting:
         """What run `run`'s stored verdicts and model folders are keyed by."""
         return hashlib.sha256(self.run_json(run).encode("utf-8")).hexdigest()
 
-    def run_seed(self, run: int) -> int:
-        """The fine-tuning seed of run `run` (run 0: `seed` itself). Evaluation maps stay
-        those of `seed` for every run, so the runs are paired map by map."""
-        return self.seed if run == 0 else derive_seed("gamespace-run", self.seed, run)
+    def run_seed(self, run: int, key: str) -> int:
+        """The fine-tuning seed of run `run` at the game whose evaluation form has sha256
+        `key`: its own at every game, so two games are tuned independently (one game spelled
+        two ways the canonical form recognises has one key, and shares its runs).
+        Evaluation maps stay those of `seed` for every run and game: paired map by map."""
+        return derive_seed("gamespace-run", self.seed, run, key)
 
     def check(self) -> None:
         """`ConfigError` for numbers no measurement can use."""
@@ -165,6 +186,11 @@ class TransferSetting:
             raise ConfigError(
                 f"Transfer values need at least 2 evaluation maps (intervals are over maps), "
                 f"got {self.maps}. Give e.g. --maps 8."
+            )
+        if self.view not in VIEWS:
+            raise ConfigError(
+                f"Unknown view {self.view!r}: what the players see is one of "
+                f"{', '.join(VIEWS)}. Give e.g. --view {VIEWS[0]}."
             )
         if not 0.5 <= self.level < 1.0:
             raise ConfigError(
@@ -242,7 +268,7 @@ class PairedScores:
 class FineTuneOracle:
     """The `TransferOracle` of scope growth, measured for real and cached in the database.
 
-    R = `setting.runs` fine-tuning runs per game (run r tunes with `run_seed(r)`, on the
+    R = `setting.runs` fine-tuning runs per game (run r tunes with `run_seed(r, key)`, on the
     same K evaluation maps). Each run is stored on its own, under `setting.run_sha256(r)`
     (which does not depend on R) and the game's `key`, with its model folder: asking for
     more runs later tunes only the new ones, and a copy of a game tunes nothing. The
@@ -405,6 +431,7 @@ class FineTuneOracle:
                     player, self.form(game), judge=self.judge, registry=self.registry,
                     maps=self.setting.maps, seed=self.setting.seed,
                     opponent=self.setting.opponent or self.setting.player,
+                    show_code=self.setting.show_code,
                 )
             self._scores[key] = stored
         return self._scores[key]
@@ -461,7 +488,8 @@ class FineTuneOracle:
         self.runs_tuned += 1
         result = await self._tuner.finetune(FineTuneRequest(
             setting.player, self.form(game).view, self.judge, setting.budget_tokens,
-            setting.run_seed(run), out, max_steps=setting.budget_steps,
+            setting.run_seed(run, self.key(game)), out, max_steps=setting.budget_steps,
+            show_code=setting.show_code,
         ))
         warning = steps_warning(game.name, result.steps, result.tokens, setting.budget_tokens)
         if warning is not None:
