@@ -270,6 +270,11 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
                        "(calibration: 0.95)"))
         print(rate_row(f"{label}: previous interval contains 1", old, len(before)))
         print(rate_row(f"{label}: V defined", len(defined), len(chosen)))
+        exact = sum(p["low"] == p["high"] for p in defined)
+        wide = [p for p in defined if p["low"] != p["high"]]
+        print(rate_row(f"{label}: V's interval a point (equal tables)", exact, len(defined)))
+        print(rate_row(f"{label}: of the other intervals, contain 1",
+                       sum(contains(p["low"], p["high"], 1.0) for p in wide), len(wide)))
         key = "plain" if "plain" in label else "all"
         out[f"measured_{key}_contains_1"] = round(one / max(len(defined), 1), 3)
         out[f"measured_{key}_contains_pooled"] = round(truth / max(len(defined), 1), 3)

@@ -211,9 +211,9 @@ def user_text(request: MoveRequest, options: PromptOptions) -> str:
 def task_text(request: MoveRequest, options: PromptOptions) -> str:
     """What to do now: the registers, the length limit, and a failed condition if any."""
     names = ", ".join(request.registers)
-    elicit = (
-        "you are asked" if request.line == NO_LINE else f"the elicit at line {request.line} asks you"
-    )
+    elicit = f"the elicit at line {request.line} asks you"
+    if request.line == NO_LINE:  # the code, and so every line number, is hidden
+        elicit = "you are asked"
     text = (
         f"Your turn: {elicit}, {request.role}, for "
         f"{names}. Each move may be at most {request.max_len} judge tokens (roughly "

@@ -32,7 +32,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.errors import ArenaError, ConfigError, PlayerError
+from arena.errors import ArenaError, ConfigError, PermanentPlayerError, PlayerError
 from arena.lang import ast
 from arena.lang.ast import Program
 from arena.lang.limits import MOVE_WORDS_CEILING, admitting
@@ -41,6 +41,7 @@ from arena.players.local.random_words import WORDS, move_seed
 from arena.plugins.plugin_types import PlayerContext
 from arena.protocols.judge import Judge
 from arena.protocols.player import GameView, MoveRequest
+from arena.runtime.code_hidden import code_is_hidden
 from arena.runtime.simulate import Simulation, simulate_move
 from arena.specs import Spec
 
@@ -167,6 +168,12 @@ class SearchPlayer:
         return self._name
 
     def _program(self, game: GameView) -> Program:
+        if code_is_hidden(game):  # it simulates the game: it cannot play without the code
+            raise PermanentPlayerError(
+                f"Search player '{self._name}' needs the game's code, which this measurement "
+                "hides (the game space's view=infoset); play it with --view code, or use "
+                "another player"
+            )
         key = (game.code, game.dialect)
         if key not in self._programs:
             try:

@@ -161,3 +161,26 @@ async def test_fine_tuning_with_the_code_hidden_learns_one_game_from_two_texts(
     assert not same("plain", "dead", show_code=True)
     base = load_file(model / "model.safetensors")
     assert any(not torch.equal(base[k], weights[("plain", False)][k]) for k in base)  # it learnt
+
+
+async def test_a_player_that_needs_the_code_says_so_when_it_is_hidden() -> None:
+    """The search player simulates the game: with the code hidden it forfeits at once, with
+    a reason that names the view, instead of failing to parse an empty program."""
+    from arena.gamespace.transfer.evaluate import map_scores
+
+    plain = load_game_text(tg.PLAIN, "plain.xgl")
+    events: list[object] = []
+    judge, shown = NgramJudge(), evaluation_form(plain)
+    game_map = await resolve_game_map(shown, judge, 1)
+    async with await build_match(
+        shown, {"black": "search"}, judge=judge, registry=Registry.load(), seed=1,
+        show_code=False, on_event=events.append,
+    ) as match:
+        result = await match.play(game_map)
+    reasons = [getattr(e, "reason", "") for e in events if type(e).__name__ == "Forfeit"]
+    assert len(reasons) == 1 and "needs the game's code" in reasons[0] and "view" in reasons[0]
+    assert reasons[0].count("needs the game's code") == 1  # permanent: not asked again
+    assert result.scores["black"].forfeit
+    scores = await map_scores("search", plain, judge=judge, registry=Registry.load(), maps=1,
+                              seed=1)
+    assert scores[0] is not None  # with the code shown it plays

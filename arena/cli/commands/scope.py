@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena.cli.commands.transfer import View
 from arena.cli.context import registry_of
 from arena.interrupts import run_stoppable
 
@@ -94,6 +95,10 @@ def grow_command(
     opponent: Annotated[
         str | None, typer.Option(help="finetune oracle: the other roles' player.")
     ] = None,
+    view: Annotated[
+        View, typer.Option(help="finetune oracle: what the players see, infoset (not the "
+                           "code) or code.")
+    ] = "infoset",
     models_dir: Annotated[
         Path | None, typer.Option(help="finetune oracle: where tuned models are kept.")
     ] = None,
@@ -115,7 +120,7 @@ def grow_command(
 
         setting = TransferSetting(
             player=player, finetuner=finetuner, budget_tokens=budget_tokens, maps=maps,
-            runs=runs, seed=seed, judge=judge, opponent=opponent,
+            runs=runs, seed=seed, judge=judge, opponent=opponent, view=view,
         )
         setting.check()
     check_oracle(oracle, setting)
