@@ -87,7 +87,9 @@ def test_a_real_run_prints_stores_and_reads_back(tmp_path: Path) -> None:
     assert "no" in fixed_row[0] and fixed_row[1].count("undefined") == 3
     assert "2 of 2" in plain_row  # both runs agree with the verdict
     # what was measured, what holds by construction (renamed shares plain's runs), the cost
-    assert "Measured: each game fine-tuned 2 times" in out
+    assert "Measured: each game fine-tuned 2 times (seeds of its own)" in out
+    assert "the players saw their information set, not the code" in out  # the default view
+    assert "The players saw no code" in out  # plain and fixed: measured apart
     assert "1 [1, 1] =" in out and "holds by construction" in out
     assert "Cost: 4 fine-tuning run(s) tuned in this call" in out  # plain's and fixed's
     assert "stored under setting" in out

@@ -131,9 +131,9 @@ def explanation(matrix: TransferMatrix, minutes: float) -> list[str]:
                 "form does not recognise can score differently for the untuned model, and "
                 "their V need not be 1 (docs/gamespace-calibration.md)."
                 if setting.show_code
-                else ": two spellings of one game that the canonical form does not recognise "
-                "get V = 1 within their interval about as often as its level says "
-                "(docs/gamespace-calibration.md)."
+                else ". The players saw no code, so two spellings of one game that the "
+                "canonical form does not recognise look alike to every model: tuned apart, "
+                "they get V = 1 [1, 1] from their own scores (docs/gamespace-calibration.md)."
             )
         )
     if any(v.value is None for v in matrix.values):
