@@ -286,6 +286,14 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     for c in copies:
         print(rate_row(f"verdicts of plain and {c} agree", agree[c], n))
     out["verdicts_agree"] = round(sum(agree.values()) / (n * len(copies)), 3)
+    # Def. 35's gain on independent measurements of one game: each text's runs are its own
+    # (METHOD 5), so the five texts x seeds are that many measurements of one expected gain
+    gains = [r["verdicts"][name] for r in rows for name in names]
+    pooled_gain = statistics.fmean(g["gain"] for g in gains)
+    held = sum(contains(g["low"], g["high"], pooled_gain) for g in gains)
+    print(rate_row(f"gain's interval contains the pooled gain ({pooled_gain:+.1f} bits)", held,
+                   len(gains), "(calibration: 0.95; every text's runs its own)"))
+    out["gain_contains_pooled"] = round(held / len(gains), 3)
     # 3. the other cases
     print("\nOTHER CASES")
     playable = {name: sum(r["verdicts"][name]["playable"] for r in rows)
