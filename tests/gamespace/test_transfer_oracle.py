@@ -186,7 +186,7 @@ async def test_bad_settings_fail_before_any_model_loads(setting: TransferSetting
         async with open_oracle(TransferSetting(setting.player, budget_tokens=0), store=None,
                                registry=plugins()):
             pass
-    with pytest.raises(ConfigError, match="Unknown view 'source'.*infoset, code"):
+    with pytest.raises(ConfigError, match=r"Unknown view 'source'.*infoset, code"):
         TransferSetting(setting.player, view="source").check()  # type: ignore[arg-type]
     with pytest.raises(UnknownNameError, match="reinforce"):
         async with open_oracle(TransferSetting(setting.player, finetuner="reinforse",
