@@ -47,7 +47,7 @@ from typing import Any
 
 from arena.gamespace.transfer.evaluate import game_scores
 from arena.gamespace.transfer.finetune import MIN_STEPS
-from arena.gamespace.transfer.measure import DEFAULT_RUNS
+from arena.gamespace.transfer.measure import DEFAULT_MAPS, DEFAULT_RUNS
 from arena.match_setup import LoadedGame, load_entry
 from arena.plugins.registry import Registry
 from arena.protocols.finetune import FineTuneRequest
@@ -434,7 +434,7 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--game", default="plain", help="plain (the tests' game) or a name")
     parser.add_argument("--judge", default="ngram")
     parser.add_argument("--finetuner", default=tg.FINETUNER)
-    parser.add_argument("--maps", type=int, default=8)
+    parser.add_argument("--maps", type=int, default=DEFAULT_MAPS)
     parser.add_argument("--runs", type=int, default=DEFAULT_RUNS)
     parser.add_argument("--budget", type=int, default=tg.BUDGET, help="transfer: tokens")
     parser.add_argument("--first-seed", type=int, default=0, help="transfer, steps: first seed")

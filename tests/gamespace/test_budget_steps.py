@@ -15,6 +15,7 @@ from arena.errors import ConfigError
 from arena.gamespace.transfer.finetune import MIN_STEPS, steps_warning
 from arena.gamespace.transfer.measure import (
     DEFAULT_BUDGET_TOKENS,
+    DEFAULT_MAPS,
     DEFAULT_RUNS,
     TransferSetting,
     open_oracle,
@@ -47,6 +48,7 @@ def test_the_default_budget_buys_the_minimum_steps_of_a_paper_game() -> None:
         parameters = inspect.signature(command).parameters
         assert parameters["budget_tokens"].default == DEFAULT_BUDGET_TOKENS
         assert parameters["runs"].default == DEFAULT_RUNS == TransferSetting("m").runs
+        assert parameters["maps"].default == DEFAULT_MAPS == TransferSetting("m").maps
     with pytest.raises(ConfigError, match="at least 1 step"):
         TransferSetting("hf:bundled", budget_steps=0).check()
 

@@ -88,7 +88,7 @@ def grow_command(
     ] = 360_000,
     maps: Annotated[
         int, typer.Option(min=2, max=10_000, help="finetune oracle: evaluation maps.")
-    ] = 8,
+    ] = 16,
     runs: Annotated[
         int, typer.Option(min=1, max=1000, help="finetune oracle: fine-tuning runs per game.")
     ] = 4,

@@ -30,8 +30,8 @@ if TYPE_CHECKING:  # the measurement imports SciPy and SQLAlchemy: loaded by the
     from arena.storage import Store
     from arena.storage.transfers import TransferRecord
 
-# arena.gamespace.transfer.arithmetic.LEVEL, transfer.DEFAULT_BUDGET_TOKENS and DEFAULT_RUNS
-# (a test checks they agree)
+# arena.gamespace.transfer.arithmetic.LEVEL, transfer.DEFAULT_BUDGET_TOKENS, DEFAULT_RUNS and
+# DEFAULT_MAPS (a test checks they agree)
 LEVEL = 0.95
 View = Literal["infoset", "code"]  # arena.gamespace.transfer.measure.View (a test checks)
 BY_CONSTRUCTION = "="  # marks a V that holds by construction (one evaluation form)
@@ -172,7 +172,7 @@ def transfer_command(
     maps: Annotated[
         int, typer.Option(min=2, max=10_000, help="K: evaluation maps per game (intervals are "
                           "over maps).")
-    ] = 8,
+    ] = 16,
     runs: Annotated[
         int, typer.Option(min=1, max=1000, help="R: fine-tuning runs per game (seeds differ; "
                           "runs already stored are reused).")
