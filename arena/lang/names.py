@@ -24,6 +24,11 @@ ALL_REGISTERS: tuple[str, ...] = STRING_REGISTERS + LIST_REGISTERS
 # private constants, l lists).
 REGISTER_CLASSES: tuple[str, ...] = ("stxy", "p", "ab", "c", "l")
 
+
+def register_class(name: str) -> str:
+    """The class (`REGISTER_CLASSES`) of a register name."""
+    return next(c for c in REGISTER_CLASSES if name[0] in c)
+
 PLAYERS: tuple[str, ...] = ("black", "white", "alice", "bob", "carol", "david", "env")
 OMNISCIENT: frozenset[str] = frozenset({"black", "white", "env"})
 ZERO_SUM_PARTNER: dict[str, str] = {"black": "white", "white": "black"}

@@ -110,8 +110,8 @@ def _shown_names(request: MoveRequest, visible: Mapping[str, str]) -> dict[str, 
     for register in _registers_in_order(request, visible):
         if register in shown or register not in names.ALL_REGISTERS:
             continue
-        cls = next(c for c in names.REGISTER_CLASSES if register[0] in c)
-        pool = [r for r in names.ALL_REGISTERS if r[0] in cls]
+        cls = names.register_class(register)
+        pool = [r for r in names.ALL_REGISTERS if names.register_class(r) == cls]
         shown[register] = pool[taken.get(cls, 0)]
         taken[cls] = taken.get(cls, 0) + 1
     return shown

@@ -38,8 +38,8 @@ from arena.lang.names import (
     ALL_REGISTERS,
     DEFAULT_PLAYER,
     PLAYERS,
-    REGISTER_CLASSES,
     XENT_FUNCTIONS,
+    register_class,
     register_kind,
 )
 
@@ -52,10 +52,6 @@ _FLIPPED: dict[str, ast.CompareKind] = {
     "not in": "in",
 }  # fmt: skip
 _SPAN = ast.Span(1, 0, 1)  # synthetic nodes: the text is re-parsed before anyone sees it
-
-
-def register_class(name: str) -> str:
-    return next(c for c in REGISTER_CLASSES if name[0] in c)
 
 
 def registers_used(program: ast.Program) -> list[str]:
