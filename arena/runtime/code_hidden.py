@@ -14,7 +14,8 @@ register's name, and the registers a player sees that add no value: an empty one
 as a register the program never mentions) and one holding the same text as a register
 shown before it (an omniscient seat sees `x` after `assign(x=s)`, a dead copy of `s`).
 Register names are spelling too: the request's registers are renamed within their class
-(`names.REGISTER_CLASSES`) in the order the request first shows them, and the player's
+(`names.REGISTER_CLASSES`) in the order the request first shows them (its history first,
+then the registers it sees in the order of their values), and the player's
 reply is read back through the same names (`HiddenRequest.moves`). What stays is every value
 the information set holds, each once: the registers the player may see, revealed values,
 its own moves, rewards and per-token feedback.
@@ -79,10 +80,10 @@ def code_is_hidden(view: GameView) -> bool:
 
 
 def _distinct_values(visible: Mapping[str, str]) -> dict[str, str]:
-    """The non-empty values of `visible`, each under the first register (by name) that
-    holds it."""
+    """The non-empty values of `visible`, each once, in the order of the values (not of the
+    names: the registers are renamed in this order)."""
     kept: dict[str, str] = {}
-    for register, value in sorted(visible.items()):
+    for register, value in sorted(visible.items(), key=lambda item: (item[1], item[0])):
         if value and value not in kept.values():
             kept[register] = value
     return kept

@@ -7,6 +7,7 @@ V between copies measured the spelling."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from arena.gamespace.transfer.evaluate import eval_map_seed, evaluation_form
@@ -109,6 +110,11 @@ def test_hiding_the_code_keeps_every_value_and_drops_every_spelling() -> None:
     assert shown.failed_condition == HIDDEN_CONDITION == shown.history[3].condition
     assert (shown.round, shown.max_len, shown.attempt) == (2, 4, 2)
     assert hidden.moves({"s2": "my move"}) == {"x1": "my move"}
+
+    # two values stored under swapped names read alike: registers are named in value order
+    swapped = [without_code(replace(request, history=(), reveals=(), visible=v)).request
+               for v in ({"s": "one", "t": "two"}, {"s": "two", "t": "one"})]
+    assert swapped[0].visible == swapped[1].visible == {"s": "one", "s0": "two"}
 
 
 async def test_the_oracle_shows_the_untuned_model_one_game_and_the_code_view_two(
