@@ -13,14 +13,12 @@ pairing can save under this rule, before any luck.
 - **Eval**: a design is a count of maps per set of entrants, the sets being the full field
   and every window of neighbours in the true order (the sets an informed policy would open);
   a match is one entrant on one map, so a map of ``m`` entrants costs ``m``. Its ``m`` scores
-  give the ``m (m - 1) / 2`` comparisons of the board, which share them: together they carry
-  about ``2 / m`` of the information of as many independent comparisons (as
-  `arena.tournaments.ratings.adaptive` models it), which makes the round robin's counts
-  here match those `adaptive_bench.py` measures. The round robin plays full maps. For the
-  smaller maps of the best designs this bound is *optimistic*: the board's match bootstrap
-  draws an entrant's one match for all its comparisons on a map at once, which widens the
-  intervals of small maps beyond their information (a policy that opened windows as this
-  model says, tried on 29 Nov 2026, settled the board later than the round robin).
+  give the ``m (m - 1) / 2`` comparisons of the board, which share them: each counts
+  ``map_share(m) = 3 / (m + 1)`` of an independent comparison (measured, see
+  `arena.tournaments.ratings.adaptive.map_share`; the ``2 / m`` used before undervalued full
+  maps). The round robin plays full maps. `eval_design_check.py` plays the best designs
+  found here on the board itself: they do not settle it at the cost this count predicts,
+  so for eval this bound is *optimistic*; the round robin's full maps do.
 
 The last line is the median bound over the populations: ``oracle_savings=X``.
 
@@ -38,6 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.optimize import minimize
 
+from arena.tournaments.ratings.adaptive import map_share
 from benchmarks.adaptive_bench import GAPS
 
 Z = 1.96
@@ -54,7 +53,7 @@ class Design:
         self.cost = np.array([len(u) if shared else 1.0 for u in self.units])
         self.info = np.zeros((len(self.units), n, n))
         for k, unit in enumerate(self.units):
-            scale = 2.0 / len(unit) if shared else 1.0
+            scale = map_share(len(unit)) if shared else 1.0
             for a, b in itertools.combinations(unit, 2):
                 p = 1.0 / (1.0 + np.exp(-(theta[a] - theta[b])))
                 w = scale * p * (1.0 - p)
@@ -74,9 +73,9 @@ class Design:
         return float(np.max(Z * (sd[:-1] + sd[1:]) / self.gaps))
 
 
-def fewest(design: Design, start: np.ndarray) -> float:
+def fewest(design: Design, start: np.ndarray) -> np.ndarray:
     """The cheapest counts that settle, SLSQP on log counts from `start` (a settled design):
-    the cost of start when the optimiser does not reach a settled design."""
+    `start` itself when the optimiser does not reach a cheaper settled design."""
     cost = lambda y: float(design.cost @ np.exp(np.clip(y, -30, 30)))  # noqa: E731
     found = minimize(
         cost, np.log(np.maximum(start, 1e-6)), method="SLSQP",
@@ -84,9 +83,10 @@ def fewest(design: Design, start: np.ndarray) -> float:
             np.exp(np.clip(y, -30, 30)))}],
         options={"maxiter": 300},
     )
-    if design.worst_ratio(np.exp(np.clip(found.x, -30, 30))) > 1.001:
-        return float(design.cost @ start)
-    return min(cost(found.x), float(design.cost @ start))
+    counts = np.exp(np.clip(found.x, -30, 30))
+    if design.worst_ratio(counts) > 1.001 or design.cost @ counts >= design.cost @ start:
+        return start
+    return counts
 
 
 def round_robin(design: Design, even: np.ndarray) -> float:
@@ -98,24 +98,37 @@ def round_robin(design: Design, even: np.ndarray) -> float:
     return high
 
 
-def bound(size: int, gap: float, seed: int, mode: str) -> tuple[float, float]:
+def population(size: int, gap: float, seed: int) -> np.ndarray:
+    """True strengths, best first, drawn as `adaptive_bench.py` draws them."""
     rng = np.random.default_rng(seed)
     gaps = gap * rng.uniform(0.7, 1.3, size - 1)
-    theta = np.concatenate([[0.0], -np.cumsum(gaps)])
-    if mode == "h2h":
-        design = Design(theta, list(itertools.combinations(range(size), 2)), shared=False)
-        even = np.ones(len(design.units))
-    else:
-        windows = [tuple(range(i, i + w)) for w in range(2, size + 1)
-                   for i in range(size - w + 1)]
-        design = Design(theta, windows, shared=True)
-        even = np.array([len(u) == size for u in windows], dtype=float)
+    return np.concatenate([[0.0], -np.cumsum(gaps)])
+
+
+def eval_designs(theta: np.ndarray) -> tuple[Design, np.ndarray, np.ndarray]:
+    """The eval design space (every window of neighbours), the round robin's counts that
+    just settle, and the best counts found (module docstring)."""
+    size = len(theta)
+    windows = [tuple(range(i, i + w)) for w in range(2, size + 1) for i in range(size - w + 1)]
+    design = Design(theta, windows, shared=True)
+    even = np.array([len(u) == size for u in windows], dtype=float)
+    robin = round_robin(design, even) * even
+    # SLSQP finds local optima here: start from the round robin and from every window
+    # equally, and keep the cheaper design
+    starts = [robin + 6e-3, round_robin(design, np.ones(len(even))) * np.ones(len(even))]
+    best = min((fewest(design, s) for s in starts), key=lambda x: float(design.cost @ x))
+    return design, robin, best
+
+
+def bound(size: int, gap: float, seed: int, mode: str) -> tuple[float, float]:
+    theta = population(size, gap, seed)
+    if mode == "eval":
+        design, robin, best = eval_designs(theta)
+        return float(design.cost @ robin), float(design.cost @ best)
+    design = Design(theta, list(itertools.combinations(range(size), 2)), shared=False)
+    even = np.ones(len(design.units))
     scale = round_robin(design, even)
-    starts = [scale * even]
-    if mode == "eval":  # SLSQP finds local optima here: start from the round robin and from
-        # every window equally, and keep the cheaper design
-        starts = [scale * even + 6e-3, round_robin(design, np.ones(len(even))) * np.ones(len(even))]
-    return float(design.cost @ (scale * even)), min(fewest(design, s) for s in starts)
+    return float(design.cost @ (scale * even)), float(design.cost @ fewest(design, scale * even))
 
 
 def main() -> None:
