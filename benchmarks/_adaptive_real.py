@@ -10,13 +10,21 @@ same outcome of any match it plays):
 Matches: stored when the run stopped (the plan's size when it never settled); maps: the
 maps each way made (drawn from the judge and stored); coverage: the share of participants
 whose rank range at the stop contains their rank in the full run.
+
+Three runs say little about a stopping time, which varies widely with the order the maps
+come in. `replayed_cases` therefore also replays each full run offline in many orders: the
+outcome of every planned match is known (the full run played it, on the same seed key), so
+the round robin in `balanced_order` with another seed, and the policy with another
+tie-break seed, each stop where the board (as the stop watch rates it, every round of 4)
+first says settled.
 """
 
 from __future__ import annotations
 
 import asyncio
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +33,17 @@ from sqlalchemy import text
 from arena.plugins.registry import Registry
 from arena.storage import MATCH_DONE, Store, sqlite_url
 from arena.tournaments.planning.config import parse_tournament
+from arena.tournaments.planning.match_order import balanced_order
+from arena.tournaments.ratings.adaptive import AdaptivePairing, AdaptiveSettings, candidates_of
+from arena.tournaments.ratings.records import MatchRecord
 from arena.tournaments.ratings.service import RatingOptions, compute_ratings
+from arena.tournaments.ratings.stopping import settled
 from arena.tournaments.records.rating_store import load_inputs
 from arena.tournaments.running.prepare import prepare_tournament
 from arena.tournaments.services.run_config import play_config
 
 NAME = "bench"
+ROUND = 4  # matches per round: the real runs' concurrency
 
 
 @dataclass(frozen=True)
@@ -134,3 +147,50 @@ def real_cases(
 ) -> list[RealOutcome]:
     return [asyncio.run(real_case(mode, seed, maps, confidence, top, registry))
             for seed in range(seeds)]
+
+
+def replayed_cases(
+    seeds: int, maps: int, confidence: float, top: int, registry: Registry, orders: int
+) -> list[tuple[list[int], list[int]]]:
+    """Per full eval run: the matches to settle in each of ``orders`` replays, the round
+    robin's and adaptive pairing's (module docstring)."""
+    return [replayed(seed, maps, confidence, top, registry, orders) for seed in range(seeds)]
+
+
+def replayed(
+    seed: int, maps: int, confidence: float, top: int, registry: Registry, orders: int
+) -> tuple[list[int], list[int]]:
+    data = config(seed, maps, {}, "eval")
+    with tempfile.TemporaryDirectory(prefix="adaptive-replay-") as folder:
+        url = sqlite_url(Path(folder) / "full.db")
+        _keyed(url, f"{seed:04x}" * 16)
+        asyncio.run(_run(data, url, registry))
+        store = Store.open(url)
+        try:
+            inputs = load_inputs(store, [NAME])
+        finally:
+            store.close()
+    outcome = {r.match_id: r for r in inputs.records}
+    parsed = parse_tournament(data, "the benchmark", registry=registry)
+    plans = [p for p in prepare_tournament(parsed, registry, "the benchmark").plans
+             if p.key in outcome]
+    entrants = sorted({s.participant for r in outcome.values() for s in r.players if not s.npc})
+
+    def stop(pick: Callable[[list[MatchRecord]], list[str]]) -> int:
+        played: list[MatchRecord] = []
+        while keys := pick(played):
+            played += [outcome[k] for k in keys]
+            options = RatingOptions(confidence=confidence)
+            rows = compute_ratings(replace(inputs, records=tuple(played)), options).rows
+            if settled(rows, top, entrants) is None:
+                break
+        return len(played)
+
+    robin, adaptive = [], []
+    for order in range(orders):
+        walk = [p.key for p in balanced_order(plans, order)]
+        robin.append(stop(lambda played: walk[len(played):len(played) + ROUND]))  # noqa: B023
+        policy = AdaptivePairing(candidates_of(plans), AdaptiveSettings(
+            confidence=confidence, settle_top=top, seed=order))
+        adaptive.append(stop(lambda played: policy.next(played, ROUND)))  # noqa: B023
+    return robin, adaptive

@@ -236,6 +236,9 @@ def main() -> None:
     parser.add_argument("--step", type=float, default=1.1)
     parser.add_argument("--real-seeds", type=int, default=2,
                         help="real tournaments per mode, played both ways (0: none)")
+    parser.add_argument("--real-orders", type=int, default=0,
+                        help="replay each real eval run in this many orders both ways "
+                             "(benchmarks/_adaptive_real.py; 0: none)")
     parser.add_argument("--settle-top", type=int, default=0,
                         help="settled: only the best N must have one rank each (0: all)")
     parser.add_argument("--pool-rounds", type=int, default=250,
@@ -307,6 +310,19 @@ def real_table(args: argparse.Namespace) -> list[tuple[float, int]]:
         # a case where neither way settled (both played the whole plan) says nothing
         found += [(c.robin / c.adaptive, c.covered) for c in cases
                   if c.robin_settled or c.adaptive_settled]
+    if args.real_orders:
+        from benchmarks._adaptive_real import replayed_cases
+
+        started = time.perf_counter()
+        runs = replayed_cases(args.real_seeds, 24, 0.95, 1, registry, args.real_orders)
+        robin = [m for r, _ in runs for m in r]
+        adaptive = [m for _, a in runs for m in a]
+        print(f"eval replayed ({args.real_orders} orders x {len(runs)} runs): matches to "
+              f"settle, round robin mean {statistics.mean(robin):.0f} (median "
+              f"{statistics.median(robin):.0f}), adaptive mean {statistics.mean(adaptive):.0f} "
+              f"(median {statistics.median(adaptive):.0f}); savings "
+              f"{statistics.mean(robin) / statistics.mean(adaptive):.2f}x "
+              f"({time.perf_counter() - started:.0f} s)", flush=True)
     return found
 
 

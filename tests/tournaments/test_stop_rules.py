@@ -122,3 +122,23 @@ def test_stopping_keys_that_cannot_work_are_one_clear_error(
     code, said, db = run(tmp_path, rules)
     assert code == 2 and expected in " ".join(said.split()) and "Traceback" not in said, said
     assert not (tmp_path / "a.db").exists() or stored(db) == 0
+
+
+def test_a_provisional_row_keeps_the_ranking_unsettled() -> None:
+    """Separated intervals are not enough while a row the verdict vouches for is still
+    provisional (a dozen comparisons all won give one narrow interval in every resample):
+    all rows for the whole ranking; the top and the row below it for ``settle_top``."""
+    from arena.tournaments.ratings.leaderboard import LeaderboardRow
+    from arena.tournaments.ratings.stopping import settled
+
+    def row(name: str, rank: int, provisional: bool) -> LeaderboardRow:
+        centre = 1000.0 - 100 * rank
+        return LeaderboardRow(name, centre, centre - 10, centre + 10, rank, rank, 40, provisional)
+
+    solid = [row("a", 1, False), row("b", 2, False), row("c", 3, False)]
+    assert settled(solid) is None
+    early_last = [*solid[:2], row("c", 3, True)]
+    reason = settled(early_last)
+    assert reason is not None and "c has too few comparisons" in reason, reason
+    assert settled(early_last, settle_top=1) is None  # c is neither the top nor below it
+    assert settled(early_last, settle_top=2) is not None

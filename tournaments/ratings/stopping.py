@@ -10,7 +10,10 @@ and ``settled``.
 - ``settled``: the best ``settle_top`` participants (default all) each have one rank left:
   their rank ranges (`arena.tournaments.ratings.bootstrap.rank_ranges`, from intervals at
   ``confidence``) are single ranks, so no interval among them overlaps another. An entrant
-  with no rated match yet keeps every run unsettled.
+  with no rated match yet keeps every run unsettled, and so does a provisional row among
+  them and the one below them (fewer comparisons than the board's ``min_comparisons``, 30 by
+  default): the bootstrap of a dozen comparisons all won gives the same narrow interval in
+  every resample, and a real eval run of 4 players "settled" after 4 maps that way.
 - ``placed`` (a run placing new entrants, `place`; adaptive pairing adds it when entrants
   without a match join a tournament that has run): every new entrant's rank range is no
   wider than the median of the others' (its rank is known as well as theirs; with settled
@@ -107,6 +110,16 @@ def settled(
         return f"{', '.join(missing)} ha{'s' if len(missing) == 1 else 've'} no rated match yet"
     ranked = _ranked(rows)
     top = ranked if settle_top is None else ranked[:settle_top]
+    # a row still provisional (fewer comparisons than the board's `min_comparisons`) may have
+    # an interval that says nothing yet: a player that won every one of its first dozen
+    # comparisons gets a narrow one from every resample alike
+    vouched = ranked if settle_top is None else ranked[: settle_top + 1]
+    early = [r.participant for r in vouched if r.provisional]
+    if early:
+        return (
+            f"{', '.join(early)} ha{'s' if len(early) == 1 else 've'} too few comparisons "
+            "yet to be ranked (provisional)"
+        )
     open_ = [r for r in top if r.rank_low != r.rank_high]
     if not open_:
         return None

@@ -98,5 +98,6 @@ class StopWatch:
         """The board of the matches stored now, and how many they are (the writer stores
         in batches, so they may be fewer than this run has counted as played)."""
         inputs = load_inputs(self._kept, [self._tournament], self._kept.records)
-        options = RatingOptions(confidence=self.rules.confidence, min_comparisons=0)
+        options = RatingOptions(confidence=self.rules.confidence)  # the board's own
+        # `min_comparisons`: a provisional row keeps the ranking unsettled
         return list(compute_ratings(inputs, options).rows), len(inputs.records)
