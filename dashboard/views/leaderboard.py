@@ -95,7 +95,7 @@ with st.expander("How to read this"):
         "of the matches (games weighted alike). Overlapping intervals mean the data cannot "
         "yet tell the two apart.\n"
         "- **Rank range**: the ranks a participant can take given the intervals that overlap "
-        "its own; a single number means its place is settled.\n"
+        "its own; a single number on a row not provisional means its place is settled.\n"
         f"- **Provisional** (✱, hollow point): fewer than {min_comparisons} comparisons; and "
         "while a run is in progress every rating is provisional, computed from the matches "
         "stored so far.")

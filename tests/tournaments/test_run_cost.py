@@ -71,7 +71,7 @@ async def test_each_participant_s_spend_reaches_the_board(tmp_path: Path, regist
     assert alpha["calls"] == reported["calls"]
     assert alpha["tokens_per_match"] == pytest.approx(alpha["tokens"] / seats)
     assert beta["tokens"] == 0.0 and beta["move_s"] > 0 and alpha["move_s"] > 0  # random: no usage
-    settled = sum(r["rank_low"] == r["rank_high"] for r in rows.values())
+    settled = sum(r["rank_low"] == r["rank_high"] and not r["provisional"] for r in rows.values())
     per_rank = alpha["per_settled_rank"]
     assert per_rank["settled_ranks"] == settled
     if settled:

@@ -78,6 +78,14 @@ class LeaderboardRow:
     provisional: bool
 
 
+def rank_settled(row: LeaderboardRow) -> bool:
+    """Whether a row's place is settled: one rank left at the board's confidence, on a rating
+    that is not provisional (a handful of comparisons all won gives every resample the same
+    narrow interval). The one rule `stop_when = "settled"` and the cost per settled rank
+    share."""
+    return row.rank_low == row.rank_high and not getattr(row, "provisional", False)
+
+
 @dataclass(frozen=True, eq=False)
 class Leaderboard:
     """Rows plus what produced them: role effects (on the rating scale's units, not shifted),

@@ -6,7 +6,8 @@ seconds the player took on it (measured by the runtime, kept out of the events s
 transcripts stay reproducible). Each stored seat carries its totals; a participant's cost
 is the sum over its rated seats of the board's matches, and the cost *per settled rank*
 divides the board's whole spend by the participants whose rank is settled (one rank left
-at the board's confidence): what each rank a person can act on has cost.
+at the board's confidence, not provisional: `rank_settled`): what each rank a person can act
+on has cost.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.events import ElicitResponse, Event
-from arena.tournaments.ratings.leaderboard import LeaderboardRow
+from arena.tournaments.ratings.leaderboard import LeaderboardRow, rank_settled
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ def settled_cost(
     rows: Sequence[LeaderboardRow], costs: Mapping[str, ParticipantCost]
 ) -> SettledCost:
     """What the board's settled ranks cost each (module docstring)."""
-    settled = sum(r.rank_low == r.rank_high for r in rows)
+    settled = sum(rank_settled(r) for r in rows)
     on_board = [costs[r.participant] for r in rows if r.participant in costs]
     if not settled or not any(c.measured for c in on_board):
         return SettledCost(settled, None, None, None)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from arena.tournaments.ratings.errors import RatingInputError
-from arena.tournaments.ratings.leaderboard import LeaderboardRow
+from arena.tournaments.ratings.leaderboard import LeaderboardRow, rank_settled
 from arena.tournaments.ratings.spend import NOTHING_SPENT, Spend
 
 if TYPE_CHECKING:
@@ -110,9 +110,8 @@ def settled(
         return f"{', '.join(missing)} ha{'s' if len(missing) == 1 else 've'} no rated match yet"
     ranked = _ranked(rows)
     top = ranked if settle_top is None else ranked[:settle_top]
-    # a row still provisional (fewer comparisons than the board's `min_comparisons`) may have
-    # an interval that says nothing yet: a player that won every one of its first dozen
-    # comparisons gets a narrow one from every resample alike
+    # a row still provisional may have an interval that says nothing yet (`rank_settled`);
+    # the row below the top is vouched for too: the top's last rank is settled against it
     vouched = ranked if settle_top is None else ranked[: settle_top + 1]
     early = [r.participant for r in vouched if r.provisional]
     if early:
@@ -120,7 +119,7 @@ def settled(
             f"{', '.join(early)} ha{'s' if len(early) == 1 else 've'} too few comparisons "
             "yet to be ranked (provisional)"
         )
-    open_ = [r for r in top if r.rank_low != r.rank_high]
+    open_ = [r for r in top if not rank_settled(r)]
     if not open_:
         return None
     first = open_[0]
