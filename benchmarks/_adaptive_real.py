@@ -176,11 +176,12 @@ def replayed(
              if p.key in outcome]
     entrants = sorted({s.participant for r in outcome.values() for s in r.players if not s.npc})
 
+    options = RatingOptions(confidence=confidence)  # the stop watch's board
+
     def stop(pick: Callable[[list[MatchRecord]], list[str]]) -> int:
         played: list[MatchRecord] = []
         while keys := pick(played):
             played += [outcome[k] for k in keys]
-            options = RatingOptions(confidence=confidence)
             rows = compute_ratings(replace(inputs, records=tuple(played)), options).rows
             if settled(rows, top, entrants) is None:
                 break

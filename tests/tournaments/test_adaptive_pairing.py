@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from arena.tournaments.ratings.adaptive import (
     AdaptivePairing,
     AdaptiveSettings,
     Candidate,
+    map_share,
     next_matches,
 )
+from arena.tournaments.ratings.bradley_terry import fit
+from arena.tournaments.ratings.comparisons import comparisons_from_records
 from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 
 GAME = "g"
@@ -102,12 +107,6 @@ def test_map_share_is_what_the_board_fit_learns_from_a_map() -> None:
     board's own fit: the spread of a fitted strength difference over seeded plays of maps of
     m entrants (equal strengths, Gumbel noise) gives the information per match. For m = 8
     the count is within 20 % of it, where the old 2 / m count is off by more than 20 %."""
-    import numpy as np
-
-    from arena.tournaments.ratings.adaptive import map_share
-    from arena.tournaments.ratings.bradley_terry import fit
-    from arena.tournaments.ratings.comparisons import comparisons_from_records
-
     n, matches = 8, 480
     rng = np.random.default_rng(5)
     measured = {}

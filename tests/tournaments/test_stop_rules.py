@@ -15,8 +15,9 @@ from arena.cli import build_app
 from arena.events import ElicitResponse
 from arena.storage import MATCH_DONE, Store, sqlite_url
 from arena.storage.read_model.catalogue import tournaments as tournament_table
+from arena.tournaments.ratings.leaderboard import LeaderboardRow
 from arena.tournaments.ratings.service import RatingOptions, compute_ratings
-from arena.tournaments.ratings.stopping import StopRules
+from arena.tournaments.ratings.stopping import StopRules, settled
 from arena.tournaments.records.rating_store import load_inputs
 from arena.tournaments.running.stop_watch import StopWatch
 from tests.tournaments.arena_fixtures import KEY, THREE_ENTRANTS, fix_seed_key
@@ -128,9 +129,6 @@ def test_a_provisional_row_keeps_the_ranking_unsettled() -> None:
     """Separated intervals are not enough while a row the verdict vouches for is still
     provisional (a dozen comparisons all won give one narrow interval in every resample):
     all rows for the whole ranking; the top and the row below it for ``settle_top``."""
-    from arena.tournaments.ratings.leaderboard import LeaderboardRow
-    from arena.tournaments.ratings.stopping import settled
-
     def row(name: str, rank: int, provisional: bool) -> LeaderboardRow:
         centre = 1000.0 - 100 * rank
         return LeaderboardRow(name, centre, centre - 10, centre + 10, rank, rank, 40, provisional)
