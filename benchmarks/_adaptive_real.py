@@ -16,15 +16,17 @@ come in. `replayed_cases` therefore also replays each full run offline in many o
 outcome of every planned match is known (the full run played it, on the same seed key), so
 the round robin in `balanced_order` with another seed, and the policy with another
 tie-break seed, each stop where the board (as the stop watch rates it, every round of 4)
-first says settled.
+first says settled; once with each bootstrap unit asked for (the match bootstrap and the
+default, side by side), counting how often the rank ranges at the stop hold the full run's
+ranks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,7 @@ from arena.storage import MATCH_DONE, Store, sqlite_url
 from arena.tournaments.planning.config import parse_tournament
 from arena.tournaments.planning.match_order import balanced_order
 from arena.tournaments.ratings.adaptive import AdaptivePairing, AdaptiveSettings, candidates_of
+from arena.tournaments.ratings.leaderboard import LeaderboardRow
 from arena.tournaments.ratings.records import MatchRecord
 from arena.tournaments.ratings.service import RatingOptions, compute_ratings
 from arena.tournaments.ratings.stopping import settled
@@ -149,17 +152,31 @@ def real_cases(
             for seed in range(seeds)]
 
 
+@dataclass
+class Replays:
+    """One full eval run replayed in many orders on one board unit: the matches each way
+    took to settle, and how many of the participants' rank ranges at those stops held their
+    rank in the full run (out of ``cases``)."""
+
+    robin: list[int] = field(default_factory=list)
+    adaptive: list[int] = field(default_factory=list)
+    covered: int = 0
+    cases: int = 0
+
+
 def replayed_cases(
-    seeds: int, maps: int, confidence: float, top: int, registry: Registry, orders: int
-) -> list[tuple[list[int], list[int]]]:
-    """Per full eval run: the matches to settle in each of ``orders`` replays, the round
-    robin's and adaptive pairing's (module docstring)."""
-    return [replayed(seed, maps, confidence, top, registry, orders) for seed in range(seeds)]
+    seeds: int, maps: int, confidence: float, top: int, registry: Registry, orders: int,
+    units: Sequence[str] = ("match", "auto"),
+) -> list[dict[str, Replays]]:
+    """Per full eval run and bootstrap unit: the replays' stops (module docstring)."""
+    return [replayed(seed, maps, confidence, top, registry, orders, units)
+            for seed in range(seeds)]
 
 
 def replayed(
-    seed: int, maps: int, confidence: float, top: int, registry: Registry, orders: int
-) -> tuple[list[int], list[int]]:
+    seed: int, maps: int, confidence: float, top: int, registry: Registry, orders: int,
+    units: Sequence[str],
+) -> dict[str, Replays]:
     data = config(seed, maps, {}, "eval")
     with tempfile.TemporaryDirectory(prefix="adaptive-replay-") as folder:
         url = sqlite_url(Path(folder) / "full.db")
@@ -175,23 +192,31 @@ def replayed(
     plans = [p for p in prepare_tournament(parsed, registry, "the benchmark").plans
              if p.key in outcome]
     entrants = sorted({s.participant for r in outcome.values() for s in r.players if not s.npc})
+    final = compute_ratings(inputs, RatingOptions(min_comparisons=0, n_resamples=10)).rows
+    truth = {r.participant: i + 1 for i, r in enumerate(final)}  # rows come best first
+    found = {unit: Replays() for unit in units}
 
-    options = RatingOptions(confidence=confidence)  # the stop watch's board
-
-    def stop(pick: Callable[[list[MatchRecord]], list[str]]) -> int:
+    def stop(pick: Callable[[list[MatchRecord]], list[str]], options: RatingOptions,
+             into: Replays) -> int:
         played: list[MatchRecord] = []
+        rows: Sequence[LeaderboardRow] = ()
         while keys := pick(played):
             played += [outcome[k] for k in keys]
             rows = compute_ratings(replace(inputs, records=tuple(played)), options).rows
             if settled(rows, top, entrants) is None:
                 break
+        into.covered += sum(r.rank_low <= truth[r.participant] <= r.rank_high for r in rows)
+        into.cases += len(rows)
         return len(played)
 
-    robin, adaptive = [], []
-    for order in range(orders):
-        walk = [p.key for p in balanced_order(plans, order)]
-        robin.append(stop(lambda played: walk[len(played):len(played) + ROUND]))  # noqa: B023
-        policy = AdaptivePairing(candidates_of(plans), AdaptiveSettings(
-            confidence=confidence, settle_top=top, seed=order))
-        adaptive.append(stop(lambda played: policy.next(played, ROUND)))  # noqa: B023
-    return robin, adaptive
+    for unit, into in found.items():
+        options = RatingOptions(confidence=confidence, resample=unit)  # the stop watch's board
+        for order in range(orders):
+            walk = [p.key for p in balanced_order(plans, order)]
+            into.robin.append(stop(
+                lambda played: walk[len(played):len(played) + ROUND], options, into))  # noqa: B023
+            policy = AdaptivePairing(candidates_of(plans), AdaptiveSettings(
+                confidence=confidence, settle_top=top, seed=order))
+            into.adaptive.append(stop(
+                lambda played: policy.next(played, ROUND), options, into))  # noqa: B023
+    return found

@@ -154,8 +154,9 @@ class World:
         return {n: i + 1 for i, n in enumerate(ranked)}
 
 
-def board(records: Sequence[MatchRecord], resamples: int) -> list[LeaderboardRow]:
-    config = LeaderboardConfig(n_resamples=resamples, seed=0)
+def board(records: Sequence[MatchRecord], resamples: int,
+          resample: str = "auto") -> list[LeaderboardRow]:
+    config = LeaderboardConfig(n_resamples=resamples, seed=0, resample=resample)
     return list(leaderboard_from_comparisons(comparisons_from_records(records), config).rows)
 
 
@@ -316,14 +317,18 @@ def real_table(args: argparse.Namespace) -> list[tuple[float, int]]:
 
         started = time.perf_counter()
         runs = replayed_cases(args.real_seeds, 24, 0.95, 1, registry, args.real_orders)
-        robin = [m for r, _ in runs for m in r]
-        adaptive = [m for _, a in runs for m in a]
-        print(f"eval replayed ({args.real_orders} orders x {len(runs)} runs): matches to "
-              f"settle, round robin mean {statistics.mean(robin):.0f} (median "
-              f"{statistics.median(robin):.0f}), adaptive mean {statistics.mean(adaptive):.0f} "
-              f"(median {statistics.median(adaptive):.0f}); savings "
-              f"{statistics.mean(robin) / statistics.mean(adaptive):.2f}x "
-              f"({time.perf_counter() - started:.0f} s)", flush=True)
+        for unit in runs[0]:
+            robin = [m for run in runs for m in run[unit].robin]
+            adaptive = [m for run in runs for m in run[unit].adaptive]
+            covered = sum(run[unit].covered for run in runs)
+            cases = sum(run[unit].cases for run in runs)
+            print(f"eval replayed ({args.real_orders} orders x {len(runs)} runs, --resample "
+                  f"{unit}): matches to settle, round robin mean {statistics.mean(robin):.0f} "
+                  f"(median {statistics.median(robin):.0f}), adaptive mean "
+                  f"{statistics.mean(adaptive):.0f} (median {statistics.median(adaptive):.0f});"
+                  f" savings {statistics.mean(robin) / statistics.mean(adaptive):.2f}x; rank "
+                  f"ranges holding the full run's rank {covered}/{cases}", flush=True)
+        print(f"({time.perf_counter() - started:.0f} s)")
     return found
 
 

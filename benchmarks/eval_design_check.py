@@ -10,7 +10,8 @@ simulated eval maps (every entrant of a map scores its strength plus Gumbel nois
 - the best design the oracle found (maps of windows of neighbours in the true order),
 
 each at multiples of the number of maps the oracle predicts will just settle it. Each play is
-rated as `arena ratings` rates it (Bradley–Terry, match bootstrap, 95 % intervals), and the
+rated as `arena ratings` rates it (Bradley–Terry, 95 % intervals from the bootstrap that
+`--resample` names, the arena's default `auto` unless told), and the
 script counts how often the ranking is settled (every rank range a single rank).
 
 At one multiple (x1) it also compares each entrant's standard deviation four ways, median
@@ -19,7 +20,7 @@ over entrants:
   which is the truth these intervals estimate;
 - **match**: the board's bootstrap (its default);
 - **map**: the board's two-stage map bootstrap (`--resample map`);
-- **map clusters**: drawing whole maps only (not on the board; for comparison).
+- **cluster**: the board's whole-map bootstrap (`--resample cluster`).
 
 A design's *matches to settle* are those of the first multiple at which at least half its
 plays settled (inf: none did); the board's savings are the round robin's over the best
@@ -28,6 +29,7 @@ predicts and of those the board gives: ``predicted_savings=X realised_savings=Y`
 
     PYTHONPATH=. python benchmarks/eval_design_check.py [--sizes 8,16]
         [--spreads close,spread] [--seeds 1] [--plays 6] [--resamples 200]
+        [--resample auto|match|map|cluster]
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import statistics
 
 import numpy as np
 
-from arena.tournaments.ratings.bootstrap import bootstrap
+from arena.tournaments.ratings.bootstrap import RESAMPLING, bootstrap
 from arena.tournaments.ratings.bradley_terry import fit
 from arena.tournaments.ratings.comparisons import comparisons_from_records
 from arena.tournaments.ratings.records import MatchRecord, SeatRecord
@@ -91,17 +93,9 @@ def spreads(design: Design, counts: np.ndarray, theta: np.ndarray, seed: int,
     data = comparisons_from_records(play.records)
     order = [data.participants.index(n) for n in names]
     out = {"Monte Carlo": float(np.median(truth))}
-    for unit in ("match", "map"):
+    for unit in ("match", "map", "cluster"):
         drawn = bootstrap(data, n_resamples=resamples, seed=0, resample=unit).strengths
         out[unit] = float(np.median(drawn.std(axis=0)[order]))
-    rng = np.random.default_rng([seed, 9])
-    clusters = []
-    for _ in range(60):
-        picks = rng.integers(0, len(play.maps), len(play.maps))
-        again = [MatchRecord(f"{i}:{m.match_id}", m.game, f"{i}:{m.map_id}", m.seats,
-                             mode="eval") for i, p in enumerate(picks) for m in play.maps[p]]
-        clusters.append(centred(again, names))
-    out["map clusters"] = float(np.median(np.std(clusters, axis=0)))
     return out
 
 
@@ -118,6 +112,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--plays", type=int, default=6, help="plays per design and multiple")
     parser.add_argument("--resamples", type=int, default=200)
+    parser.add_argument("--resample", default="auto", choices=RESAMPLING,
+                        help="the board's bootstrap unit when counting settled plays")
     args = parser.parse_args()
     print("population | design | predicted matches | "
           + " | ".join(f"settled at x{m}" for m in MULTIPLES) + " | matches to settle")
@@ -137,7 +133,8 @@ def main() -> None:
                     oks = [
                         sum(settled(board(Play(design, counts * multiple, theta,
                                                [seed, int(100 * multiple), p]).records,
-                                          args.resamples), None, names) is None
+                                          args.resamples, args.resample), None,
+                                    names) is None
                             for p in range(args.plays))
                         for multiple in MULTIPLES
                     ]
@@ -148,13 +145,14 @@ def main() -> None:
                     sd = spreads(design, counts, theta, seed, args.resamples)
                     widths.append(f"{label} | {way} | " + " | ".join(
                         f"{v:.3f}" for v in sd.values()) + " | "
-                        + f"{sd['match'] / sd['Monte Carlo']:.2f}x")
+                        + f"{sd['match'] / sd['Monte Carlo']:.2f}x | "
+                        + f"{sd['cluster'] / sd['Monte Carlo']:.2f}x")
                 predicted.append(float(design.cost @ robin / (design.cost @ best)))
                 realised.append(settle["round robin"] / settle["best design"])
                 print(f"{label}: the oracle predicts {predicted[-1]:.2f}x, the board gives "
                       f"{realised[-1]:.2f}x", flush=True)
     print("\nstandard deviation of a centred strength (median over entrants), at x1")
-    print("population | design | Monte Carlo | match | map | map clusters | match / Monte Carlo")
+    print("population | design | Monte Carlo | match | map | cluster | match / Monte Carlo | cluster / Monte Carlo")
     print("\n".join(widths))
     print(f"predicted_savings={statistics.median(predicted):.2f} "
           f"realised_savings={statistics.median(realised):.2f}")

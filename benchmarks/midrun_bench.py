@@ -6,7 +6,9 @@ Two kinds of tournaments, eval and head-to-head each:
 - **simulated**: the real pairings of a small tournament, scores drawn from known
   strengths plus what makes matches dependent in a real run: a participant x game
   interaction, a participant x map one, map difficulty per role, a first-seat advantage and
-  noise (three sizes of the interactions, cycled over the seeds);
+  noise (three sizes of the interactions, cycled over the seeds); the eval ones on 8 and 6
+  maps of each game, and on 24 (where a prefix has enough maps for `--resample auto` to draw
+  whole maps);
 - **real**: small tournaments played by the engine (`random`, `scripted` and `search`
   players, the `ngram` judge by default), read back from the database.
 
@@ -19,10 +21,13 @@ every column). Columns, side by side on the same matches:
 - **balanced, match**: the prefix in the run's order (`balanced_order`; real runs: the
   order the engine stored them), match bootstrap;
 - **balanced, map**: the same prefix, intervals from the map bootstrap (`--resample map`:
-  a game's maps are drawn, each with all its matches).
+  a game's maps are drawn, then their matches);
+- **balanced, auto**: the same prefix, intervals from the arena's default (`--resample
+  auto`: whole maps, as `--resample cluster`, for an eval prefix with at least 4 maps of
+  every game; matches otherwise).
 
 Prints a table per kind and prefix and, last, `coverage_after=<share>`: the balanced,
-match-bootstrap column over every kind and prefix (the arena's default).
+auto column over every kind and prefix (the arena's default).
 
     PYTHONPATH=. python benchmarks/midrun_bench.py [--seeds 20] [--real-seeds 5]
         [--resamples 300] [--judge ngram] [--no-real]
@@ -54,7 +59,7 @@ from arena.tournaments.running.prepare import prepare_tournament
 from arena.tournaments.services.run_config import play_config
 
 PREFIXES = (1 / 4, 1 / 3, 1 / 2)
-COLUMNS = ("before", "balanced, match", "balanced, map")
+COLUMNS = ("before", "balanced, match", "balanced, map", "balanced, auto")
 # (participant x game, participant x map, noise) standard deviations, natural-log units
 SIZES = ((0.2, 0.2, 1.0), (0.5, 0.5, 0.7), (1.0, 0.8, 0.5))
 Tally = dict[tuple[str, float, str], list[int]]
@@ -83,6 +88,7 @@ def tally(run: Run, resamples: int, into: Tally) -> None:
             COLUMNS[0]: board(run.planned[:k], "match", resamples),
             COLUMNS[1]: board(run.played[:k], "match", resamples),
             COLUMNS[2]: board(run.played[:k], "map", resamples),
+            COLUMNS[3]: board(run.played[:k], "auto", resamples),
         }
         for column, rows in boards.items():
             cell = into.setdefault((run.kind, share, column), [0, 0])
@@ -157,6 +163,7 @@ def simulated_runs(seeds: int) -> list[Run]:
     runs = []
     for kind, eval_mode, shapes in (
         ("simulated eval", True, ((3, 8), (5, 6))),
+        ("simulated eval, 24 maps", True, ((4, 24),)),
         ("simulated h2h", False, ((3, 2), (4, 2))),
     ):
         for entrants, maps in shapes:
@@ -226,7 +233,7 @@ async def real_run(data: dict[str, Any], folder: Path, registry: Registry) -> Ru
 
 
 def report(found: Tally, kinds: Sequence[str]) -> float:
-    print(f"{'kind':16} {'prefix':>6} " + " ".join(f"{c:>16}" for c in COLUMNS))
+    print(f"{'kind':23} {'prefix':>6} " + " ".join(f"{c:>16}" for c in COLUMNS))
     totals = defaultdict(lambda: [0, 0])
 
     def share(cell: list[int]) -> str:
@@ -239,15 +246,16 @@ def report(found: Tally, kinds: Sequence[str]) -> float:
                 totals[column][0] += cell[0]
                 totals[column][1] += cell[1]
             label = {1 / 4: "1/4", 1 / 3: "1/3", 1 / 2: "1/2"}[prefix]
-            print(f"{kind:16} {label:>6} " + " ".join(f"{share(c):>16}" for c in cells))
-    print(f"{'all':16} {'':>6} " + " ".join(f"{share(totals[c]):>16}" for c in COLUMNS))
+            print(f"{kind:23} {label:>6} " + " ".join(f"{share(c):>16}" for c in cells))
+    print(f"{'all':23} {'':>6} " + " ".join(f"{share(totals[c]):>16}" for c in COLUMNS))
     worst = min(
-        found[(k, p, COLUMNS[1])][0] / found[(k, p, COLUMNS[1])][1] for k in kinds for p in PREFIXES
+        found[(k, p, COLUMNS[3])][0] / found[(k, p, COLUMNS[3])][1] for k in kinds for p in PREFIXES
     )
     print(f"coverage_before={totals[COLUMNS[0]][0] / totals[COLUMNS[0]][1]:.3f} "
           f"coverage_map={totals[COLUMNS[2]][0] / totals[COLUMNS[2]][1]:.3f} "
+          f"coverage_match={totals[COLUMNS[1]][0] / totals[COLUMNS[1]][1]:.3f} "
           f"worst_cell_after={worst:.3f} (target >= 0.90)")
-    return totals[COLUMNS[1]][0] / totals[COLUMNS[1]][1]
+    return totals[COLUMNS[3]][0] / totals[COLUMNS[3]][1]
 
 
 def main() -> None:
@@ -261,7 +269,7 @@ def main() -> None:
 
     started = time.perf_counter()
     found: Tally = {}
-    kinds = ["simulated eval", "simulated h2h"]
+    kinds = ["simulated eval", "simulated eval, 24 maps", "simulated h2h"]
     for run in simulated_runs(args.seeds):
         tally(run, args.resamples, found)
     if not args.no_real:

@@ -121,7 +121,8 @@ def unit_of_config(config: dict[str, Any]) -> tuple[str, float]:
 # mode): the share of boards read at 1/4, 1/3 and 1/2 of a run whose 95% interval held the
 # participant's final rating (benchmarks/README.md has the table).
 MIDRUN_COVERAGE = "96%"
-RESAMPLED = {"match": "matches", "map": "maps (then their matches)"}  # the bootstrap's unit
+RESAMPLED = {"match": "matches", "map": "maps (then their matches)",  # the bootstrap's unit
+             "cluster": "whole maps"}
 
 
 def progress_note(

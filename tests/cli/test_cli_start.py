@@ -90,7 +90,7 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
     from arena.tournaments.cli import imports as cli_imports
     from arena.tournaments.cli import ratings as cli_ratings
     from arena.tournaments.ratings import bradley_terry, outcomes, service
-    from arena.tournaments.ratings.bootstrap import RESAMPLING
+    from arena.tournaments.ratings.bootstrap import CLUSTER_MIN_MAPS, RESAMPLING
     from arena.tournaments.services.exchange import export, importers
     from arena.tournaments.services.recurring import cli as recurring_cli
     from arena.tournaments.services.recurring import schedules
@@ -104,4 +104,5 @@ def test_option_types_repeated_for_a_light_start_agree_with_their_modules() -> N
     assert get_args(cli_imports.OutcomeRule) == get_args(outcomes.OutcomeRule)
     assert cli_ratings.DEFAULT_PRIOR == bradley_terry.DEFAULT_PRIOR
     assert get_args(cli_ratings.Resampling) == RESAMPLING
+    assert cli_ratings.CLUSTER_MIN_MAPS == CLUSTER_MIN_MAPS
     assert get_args(recurring_cli.SeedPolicy) == get_args(schedules.SeedPolicy)

@@ -153,7 +153,7 @@ def test_the_map_bootstrap_is_chosen_from_the_command_line(mini: str) -> None:
     bad = CliRunner().invoke(app, ["ratings", "-t", "mini", "--db", mini, "--resample", "maps"],
                              env={"COLUMNS": "200"})
     said = " ".join(bad.output.replace("│", " ").split())
-    assert bad.exit_code == 2 and "'maps' is not one of 'match', 'map'" in said
+    assert bad.exit_code == 2 and "'maps' is not one of 'auto', 'match', 'map', 'cluster'" in said
 
 
 def test_ratings_agree_with_the_stored_matches(mini: str) -> None:

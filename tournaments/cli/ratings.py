@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # ratings, storage and exchange import SciPy and SQLAlchemy: 
 Scale = Literal["elo", "log"]  # arena.tournaments.ratings.service.Scale
 ExportFormat = Literal["csv", "json", "parquet"]  # arena.tournaments.services.exchange.export
 DEFAULT_PRIOR = 0.01  # arena.tournaments.ratings.bradley_terry
+CLUSTER_MIN_MAPS = 4  # arena.tournaments.ratings.bootstrap
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
 
@@ -62,14 +63,16 @@ PointOption = Annotated[
     ),
 ]
 ResamplesOption = Annotated[int, typer.Option("--resamples", min=1, help="Bootstrap resamples.")]
-Resampling = Literal["match", "map"]  # arena.tournaments.ratings.bootstrap.RESAMPLING
+Resampling = Literal["auto", "match", "map", "cluster"]  # ratings.bootstrap.RESAMPLING
 ResampleOption = Annotated[
     Resampling,
     typer.Option(
         "--resample",
         help="The bootstrap's unit: match (matches drawn with replacement, games weighted "
-        "alike) or map (each game's maps drawn, then their matches: wider intervals when "
-        "matches on one map move together).",
+        "alike), map (each game's maps drawn, then their matches: wider intervals when "
+        "matches on one map move together), cluster (whole maps drawn: an eval map's "
+        "scores together), or auto (cluster for eval boards with at least "
+        f"{CLUSTER_MIN_MAPS} maps of every game, else match).",
     ),
 ]
 SeedOption = Annotated[int, typer.Option(help="Bootstrap seed (ratings are deterministic).")]
@@ -105,7 +108,7 @@ def ratings_command(
     ] = False,
     point: PointOption = "auto",
     resamples: ResamplesOption = 1000,
-    resample: ResampleOption = "match",
+    resample: ResampleOption = "auto",
     seed: SeedOption = 0,
     confidence: Annotated[float, typer.Option(min=0.5, max=0.999)] = 0.95,
     role_effects: Annotated[

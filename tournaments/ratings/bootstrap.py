@@ -19,6 +19,22 @@ two-stage cluster bootstrap, stratified by game: each game's maps are drawn with
 replacement (as many as it has), then each drawn map's matches with replacement; a match's
 expected count stays 1, scaled by the game weight above, so the point fit is unchanged.
 
+Cluster bootstrap (``resample="cluster"``): whole maps only, stratified by game, each game's
+maps drawn with replacement (as many as it has) and every match of a map drawn ``k`` times
+kept: ``k`` times for a head-to-head match, ``sqrt(k)`` times for an eval match, so that a
+comparison of two eval matches of the map (a product of their counts) counts ``k`` times.
+An eval map's comparisons all share its entrants' scores, and the match bootstrap, which
+draws those scores one by one, is too wide for eval boards (1.2x to 1.6x the spread of the
+point fit over independent plays, 1.7x to 2.2x for maps of two entrants); drawing whole
+maps is within 0.94x to 1.27x (benchmarks/eval_design_check.py,
+tests/tournaments/test_cluster_bootstrap.py). A bootstrap over ``G`` clusters varies
+``(G - 1) / G`` as much as the clusters do, which matters when a game has few maps, so the
+draws are widened about their mean by ``sqrt(G / (G - 1))``, ``G`` the fewest maps of any
+game. With fewer than `CLUSTER_MIN_MAPS` maps of a game even that is too narrow (a board
+read after two maps of each game held the final rating 88 % of the time,
+benchmarks/midrun_bench.py), so ``resample="auto"``, the default, draws whole maps only
+for eval boards whose every game has that many maps, and matches otherwise.
+
 Each resample is refitted warm-started from the full fit; strengths are centred per resample
 (mean 0, natural log) before any scale or anchor is applied.
 """
@@ -86,14 +102,17 @@ class MapSampler:
                                                   return_index=True, return_counts=True)
         self.game_first = game_first.astype(np.int64)
 
+    def drawn_maps(self, rng: np.random.Generator) -> IntArray:
+        """Stage 1: each game draws as many of its maps as it has (map indices, repeated)."""
+        game = np.repeat(np.arange(self.game_maps.size), self.game_maps)
+        local = np.floor(rng.random(game.size) * self.game_maps[game]).astype(np.int64)
+        return np.asarray(self.maps_by_game[self.game_first[game] + local], dtype=np.int64)
+
     def counts(self, rng: np.random.Generator) -> FloatArray:
         """One resample's count per match."""
         if self.n == 0:
             return np.zeros(0)
-        # stage 1: each game draws as many of its maps as it has
-        game = np.repeat(np.arange(self.game_maps.size), self.game_maps)
-        local = np.floor(rng.random(game.size) * self.game_maps[game]).astype(np.int64)
-        maps = self.maps_by_game[self.game_first[game] + local]
+        maps = self.drawn_maps(rng)
         # stage 2: each drawn map draws as many of its matches as it has
         sizes = self.map_size[maps]
         drawn_map = np.repeat(maps, sizes)
@@ -102,21 +121,65 @@ class MapSampler:
         return np.bincount(matches, minlength=self.n) * self.scale
 
 
-RESAMPLING = ("match", "map")
+class ClusterSampler(MapSampler):
+    """Draws match counts for cluster-bootstrap resamples (see module docstring): whole maps
+    only, a map drawn ``k`` times counting each of its head-to-head matches ``k`` times and
+    each of its eval matches ``sqrt(k)`` times, so that every comparison on it (a product of
+    two eval matches' counts) counts ``k`` times too."""
+
+    def __init__(self, match_game: IntArray, match_map: IntArray, eval_match: IntArray,
+                 weight_games: bool) -> None:
+        super().__init__(match_game, match_map, weight_games)
+        self.map_of = np.unique(match_map, return_inverse=True)[1].reshape(-1)
+        self.n_maps = int(self.map_size.size)
+        self.eval = np.zeros(self.n, dtype=bool)
+        self.eval[eval_match] = True
+        fewest = int(self.game_maps.min()) if self.game_maps.size else 1
+        self.widening = float(np.sqrt(fewest / (fewest - 1))) if fewest > 1 else 1.0
+
+    def counts(self, rng: np.random.Generator) -> FloatArray:
+        """One resample's count per match."""
+        if self.n == 0:
+            return np.zeros(0)
+        drawn = np.bincount(self.drawn_maps(rng), minlength=self.n_maps)[self.map_of]
+        shared = np.where(self.eval, np.sqrt(drawn), drawn.astype(np.float64))
+        return np.asarray(shared * self.scale, dtype=np.float64)
+
+
+RESAMPLING = ("auto", "match", "map", "cluster")
+CLUSTER_MIN_MAPS = 4  # auto draws whole maps once every game has this many (module docstring)
+
+
+def resolved_unit(data: ComparisonData, resample: str) -> str:
+    """The unit ``resample`` names; ``"auto"``: whole maps (cluster) for a board with eval
+    comparisons whose every game has at least `CLUSTER_MIN_MAPS` maps, else matches."""
+    if resample != "auto":
+        return resample
+    if data.eval_groups is None or data.match_map is None or data.match_game.size == 0:
+        return "match"
+    maps = np.unique(np.stack([data.match_game, data.match_map]), axis=1)[0]
+    fewest = int(np.bincount(maps).min()) if maps.size else 0
+    return "cluster" if fewest >= CLUSTER_MIN_MAPS else "match"
 
 
 def sampler_for(
     data: ComparisonData, resample: str, weight_games: bool
 ) -> MatchSampler | MapSampler:
-    """The resampling unit's sampler: matches (the default) or maps (two-stage)."""
+    """The resampling unit's sampler: matches, maps then their matches (two-stage), whole
+    maps (cluster), or what ``auto`` resolves to (`resolved_unit`)."""
     if resample not in RESAMPLING:
         raise RatingInputError(
             f"Unknown resampling unit '{resample}'. Valid options: {', '.join(RESAMPLING)}."
         )
+    resample = resolved_unit(data, resample)
+    if resample == "match":
+        return MatchSampler(data.match_game, weight_games)
+    maps = data.match_map if data.match_map is not None else np.arange(data.match_game.size)
     if resample == "map":
-        maps = data.match_map if data.match_map is not None else np.arange(data.match_game.size)
         return MapSampler(data.match_game, maps, weight_games)
-    return MatchSampler(data.match_game, weight_games)
+    groups = data.eval_groups
+    eval_match = np.zeros(0, dtype=np.int64) if groups is None else groups.match
+    return ClusterSampler(data.match_game, maps, eval_match, weight_games)
 
 
 def expected_match_counts(match_game: IntArray, weight_games: bool) -> FloatArray:
@@ -157,6 +220,8 @@ def bootstrap(
         failed += not ok
         out[i] = x
     theta = out[:, :p] - out[:, :p].mean(axis=1, keepdims=True)
+    if isinstance(sampler, ClusterSampler):  # few clusters: a resample varies too little
+        theta = theta.mean(axis=0) + sampler.widening * (theta - theta.mean(axis=0))
     roles = data.roles if role_effects else ()
     return BootstrapResult(data.participants, theta, roles, out[:, p:], failed)
 

@@ -28,6 +28,7 @@ from arena.tournaments.ratings.bootstrap import (
     expected_match_counts,
     percentile_intervals,
     rank_ranges,
+    resolved_unit,
 )
 from arena.tournaments.ratings.bradley_terry import (
     DEFAULT_PRIOR,
@@ -58,7 +59,7 @@ class LeaderboardConfig:
     prior: float = DEFAULT_PRIOR
     role_effects: bool = False
     weight_games: bool = True
-    resample: str = "match"  # the bootstrap's unit: "match" or "map" (bootstrap.RESAMPLING)
+    resample: str = "auto"  # the bootstrap's unit (bootstrap.RESAMPLING, resolved_unit)
     scale: Scale = "elo"
     anchor: str | None = None
     anchor_value: float | None = None
@@ -97,6 +98,7 @@ class Leaderboard:
     samples: BootstrapResult | None = None
     draws: FloatArray | None = None  # the resampled ratings on the rows' scale (draw x name)
     names: tuple[str, ...] = ()  # the columns of `draws`
+    resample: str = "match"  # the bootstrap's unit, "auto" resolved (bootstrap.resolved_unit)
 
     def as_dicts(self) -> list[dict[str, object]]:
         return [asdict(r) for r in self.rows]
@@ -156,7 +158,8 @@ def leaderboard_from_comparisons(
     rows.sort(key=lambda r: (-r.rating, r.participant))
     unit = ELO_PER_NATURAL if config.scale == "elo" else 1.0
     roles = {role: float(unit * g) for role, g in zip(full.roles, full.role_effects, strict=True)}
-    return Leaderboard(tuple(rows), roles, full, boot, scaled, tuple(names))
+    return Leaderboard(tuple(rows), roles, full, boot, scaled, tuple(names),
+                       resolved_unit(data, config.resample))
 
 
 def compute_leaderboard(

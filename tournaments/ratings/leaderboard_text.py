@@ -46,7 +46,7 @@ def render_leaderboard(
         f"Leaderboard of {names}: {len(inputs.records)} matches, {data.n_comparisons} "
         f"comparisons, {len(board.rows)} participants",
         f"Bradley–Terry ({scale}), point = {point}; {level} intervals from "
-        f"{options.n_resamples} {options.resample} resamples (games weighted equally), seed "
+        f"{options.n_resamples} {board.resample} resamples (games weighted equally), seed "
         f"{options.seed}",
         "",
         *text_table(HEADER, rows, right={2}),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from typing import Any, Literal, get_args
 
@@ -78,7 +78,7 @@ class RatingOptions:
     scale: str = "elo"  # "elo" (mean 1000) or "log" (natural-log strengths, mean 0)
     point: str = "auto"  # "auto", "mle" or "bootstrap_mean"
     n_resamples: int = 1000
-    resample: str = "match"  # the bootstrap's unit: "match" or "map" (issue 30)
+    resample: str = "auto"  # the bootstrap's unit (bootstrap.RESAMPLING; issues 30, 33)
     seed: int = 0
     confidence: float = 0.95
     role_effects: bool = False
@@ -218,8 +218,8 @@ def snapshot_payload(
 ) -> dict[str, Any]:
     """What a rating snapshot stores: the rows, how they were computed, the live Elo, and
     the bootstrap draws (so viewers derive P(rank = k) without refitting)."""
-    config = leaderboard_config(inputs, options)
     board = compute_ratings(inputs, options)
+    config = replace(leaderboard_config(inputs, options), resample=board.resample)
     draws = None if board.draws is None else encode_draws(board.names, board.draws)
     return {
         "tournaments": list(inputs.tournaments),
