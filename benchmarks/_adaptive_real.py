@@ -17,8 +17,8 @@ outcome of every planned match is known (the full run played it, on the same see
 the round robin in `balanced_order` with another seed, and the policy with another
 tie-break seed, each stop where the board (as the stop watch rates it, every round of 4)
 first says settled; once with each bootstrap unit asked for (the match bootstrap and the
-default, side by side), counting how often the rank ranges at the stop hold the full run's
-ranks.
+default, side by side), counting how often the rank ranges and the 95 % intervals at the
+stop hold the full run's ranks and ratings.
 """
 
 from __future__ import annotations
@@ -155,12 +155,14 @@ def real_cases(
 @dataclass
 class Replays:
     """One full eval run replayed in many orders on one board unit: the matches each way
-    took to settle, and how many of the participants' rank ranges at those stops held their
-    rank in the full run (out of ``cases``)."""
+    took to settle, and how many of the participants' rank ranges (``covered``) and 95 %
+    intervals (``held``) at those stops held their rank and rating in the full run (out of
+    ``cases``)."""
 
     robin: list[int] = field(default_factory=list)
     adaptive: list[int] = field(default_factory=list)
     covered: int = 0
+    held: int = 0
     cases: int = 0
 
 
@@ -194,6 +196,7 @@ def replayed(
     entrants = sorted({s.participant for r in outcome.values() for s in r.players if not s.npc})
     final = compute_ratings(inputs, RatingOptions(min_comparisons=0, n_resamples=10)).rows
     truth = {r.participant: i + 1 for i, r in enumerate(final)}  # rows come best first
+    rating = {r.participant: r.rating for r in final}
     found = {unit: Replays() for unit in units}
 
     def stop(pick: Callable[[list[MatchRecord]], list[str]], options: RatingOptions,
@@ -206,6 +209,7 @@ def replayed(
             if settled(rows, top, entrants) is None:
                 break
         into.covered += sum(r.rank_low <= truth[r.participant] <= r.rank_high for r in rows)
+        into.held += sum(r.ci_low <= rating[r.participant] <= r.ci_high for r in rows)
         into.cases += len(rows)
         return len(played)
 

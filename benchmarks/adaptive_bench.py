@@ -321,13 +321,15 @@ def real_table(args: argparse.Namespace) -> list[tuple[float, int]]:
             robin = [m for run in runs for m in run[unit].robin]
             adaptive = [m for run in runs for m in run[unit].adaptive]
             covered = sum(run[unit].covered for run in runs)
+            held = sum(run[unit].held for run in runs)
             cases = sum(run[unit].cases for run in runs)
             print(f"eval replayed ({args.real_orders} orders x {len(runs)} runs, --resample "
                   f"{unit}): matches to settle, round robin mean {statistics.mean(robin):.0f} "
                   f"(median {statistics.median(robin):.0f}), adaptive mean "
                   f"{statistics.mean(adaptive):.0f} (median {statistics.median(adaptive):.0f});"
                   f" savings {statistics.mean(robin) / statistics.mean(adaptive):.2f}x; rank "
-                  f"ranges holding the full run's rank {covered}/{cases}", flush=True)
+                  f"ranges holding the full run's rank {covered}/{cases}, intervals its "
+                  f"rating {held}/{cases}", flush=True)
         print(f"({time.perf_counter() - started:.0f} s)")
     return found
 
