@@ -220,10 +220,12 @@ def bootstrap(
         failed += not ok
         out[i] = x
     theta = out[:, :p] - out[:, :p].mean(axis=1, keepdims=True)
+    effects = out[:, p:]
     if isinstance(sampler, ClusterSampler):  # few clusters: a resample varies too little
-        theta = theta.mean(axis=0) + sampler.widening * (theta - theta.mean(axis=0))
+        theta, effects = (x.mean(axis=0) + sampler.widening * (x - x.mean(axis=0))
+                          for x in (theta, effects))
     roles = data.roles if role_effects else ()
-    return BootstrapResult(data.participants, theta, roles, out[:, p:], failed)
+    return BootstrapResult(data.participants, theta, roles, effects, failed)
 
 
 def percentile_intervals(
