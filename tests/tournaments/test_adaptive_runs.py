@@ -1,8 +1,9 @@
 """Adaptive pairing in real runs (issue 33 items 1 and 3): `pairing = "adaptive"` picks the
 matches round by round from what is stored, so two databases with the same seed key store
 the same matches, a run cut after a round and resumed picks what an uncut run picks, and a
-new entrant joining a tournament that has run plays only the matches that place it. Real
-runs of the engine (`arena run`) on SQLite."""
+new entrant joining a tournament that has run plays only the matches that place it; a round
+robin with the same stopping rule plays in rounds too and stops alike. Real runs of the
+engine (`arena run`) on SQLite."""
 
 from __future__ import annotations
 
@@ -67,6 +68,25 @@ def test_two_databases_with_one_seed_key_pick_the_same_matches(tmp_path: Path) -
     share_seed_key(one, two, "small")
     run(path, two)
     assert sorted(keys(two)) == sorted(first)
+
+
+def test_a_round_robin_with_one_seed_key_stops_after_the_same_matches(tmp_path: Path) -> None:
+    """A round robin whose rule rates the board plays in rounds (`rounds.OrderedRounds`):
+    its verdicts fall between rounds, on exactly the matches stored, so four databases with
+    one seed key stop after the same matches. Asked before each match, the same outcomes
+    stopped it after 50, 63, 58 and 50 (the board rated whatever the writer had stored)."""
+    path = write(tmp_path, 'stop_when = "settled"\nconfidence = 0.5')
+    first_db = sqlite_url(tmp_path / "first.db")
+    fix_seed_key(first_db, KEY)
+    said = run(path, first_db)
+    assert "stopped: settled" in said, said
+    first = keys(first_db)
+    assert 0 < len(first) < 72, len(first)
+    for i in range(3):
+        other = sqlite_url(tmp_path / f"other{i}.db")
+        share_seed_key(first_db, other, "small")
+        run(path, other)
+        assert sorted(keys(other)) == sorted(first)  # stored in the order they ended
 
 
 def maps_made(db: str) -> tuple[int, int]:

@@ -1,13 +1,12 @@
 """Adaptive pairing at work (tournament key ``pairing = "adaptive"``, issue 33): which of the
 pending matches a run plays next, and placing new entrants.
 
-Rounds: each round picks up to ``width`` matches (the run's concurrency) with
-`arena.tournaments.ratings.adaptive.AdaptivePairing`, given every match of the tournament
-stored so far; they are played, and the next round is picked once they have all ended. So
-the picks are a pure function of what is stored and the tournament's seed: any
-concurrency, the local and the Ray executor, and a resumed run pick alike (a run cut in
-the middle of a round picks again from what that round stored). The price: a round waits
-for its slowest match.
+Rounds (`arena.tournaments.running.rounds`): each round picks up to ``width`` matches (the
+run's concurrency) with `arena.tournaments.ratings.adaptive.AdaptivePairing`, given every
+match of the tournament stored so far; they are played, and the next round is picked once
+they have all ended. So the picks are a pure function of what is stored and the
+tournament's seed: any concurrency, the local and the Ray executor, and a resumed run pick
+alike (a run cut in the middle of a round picks again from what that round stored).
 
 Placement: when the tournament has stored matches and some entrants have none (a player
 added since; the next run of a recurring tournament picks it up), the run places them: the
@@ -23,8 +22,7 @@ seats that see different things of a map), so choosing among them keeps those ru
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from arena.storage import Store
 from arena.tournaments.planning.pairings import MatchPlan
@@ -33,6 +31,7 @@ from arena.tournaments.ratings.records import MatchRecord
 from arena.tournaments.records.kept_matches import KeptMatches
 from arena.tournaments.records.rating_store import load_inputs
 from arena.tournaments.running.prepare import PreparedTournament
+from arena.tournaments.running.rounds import Rounds
 
 
 def newcomers_of(entrants: Sequence[str], records: Sequence[MatchRecord]) -> tuple[str, ...]:
@@ -51,8 +50,8 @@ def placing(plans: Sequence[MatchPlan], newcomers: Sequence[str]) -> list[MatchP
     return [p for p in plans if any(s.main and s.participant in wanted for s in p.seats)]
 
 
-class AdaptiveRounds:
-    """Picks and plays the pending matches round by round (module docstring)."""
+class AdaptiveRounds(Rounds):
+    """Picks the pending matches round by round with adaptive pairing (module docstring)."""
 
     def __init__(
         self,
@@ -67,8 +66,7 @@ class AdaptiveRounds:
         settle_top: int | None,
         newcomers: Sequence[str] = (),
     ) -> None:
-        self.candidates = list(pending)
-        self.newcomers = tuple(newcomers)
+        super().__init__(pending, width, newcomers)
         self._plans = {p.key: p for p in pending}
         settings = AdaptiveSettings(
             confidence=confidence, settle_top=settle_top, seed=seed, focus=tuple(newcomers)
@@ -78,8 +76,6 @@ class AdaptiveRounds:
         self._policy = AdaptivePairing(candidates_of(plans), settings)
         self._closed = frozenset(p.key for p in plans if p.key not in self._plans)
         self._kept, self._tournament = KeptMatches(store), tournament
-        self._width = max(1, width)
-        self._tried: set[str] = set()  # handed out this run: stored, or not to be retried
 
     def _records(self) -> list[MatchRecord]:
         """Every stored match of the tournament (only those stored since the last round are
@@ -96,30 +92,6 @@ class AdaptiveRounds:
         )
         self._tried.update(keys)
         return [self._plans[k] for k in keys]
-
-    @property
-    def handed_out(self) -> int:
-        """How many matches this run was given to play."""
-        return len(self._tried)
-
-    async def play(
-        self,
-        play: Callable[[MatchPlan], Coroutine[Any, Any, None]],
-        stored: Callable[[], Awaitable[None]],
-        allow: Callable[[int], Awaitable[int]],
-    ) -> None:
-        """Round after round until no candidate is left or the stopping rules allow no
-        more (``allow(n)``: how many of n may start, `StopWatch.allow`, asked once per round
-        so a verdict falls between rounds); ``stored()`` waits until the round's matches are
-        in the database, so the next round sees them."""
-        while (room := await allow(self._width)) > 0:
-            picks = await self.next_round(room)
-            if not picks:
-                return
-            async with asyncio.TaskGroup() as group:
-                for plan in picks:
-                    group.create_task(play(plan))
-            await stored()
 
 
 async def adaptive_rounds(

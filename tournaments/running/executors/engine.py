@@ -14,6 +14,9 @@
   concurrency slots first come, first served, so the matches stored at any moment are a
   prefix of the order up to those in flight (a match waiting for a provider's own limit
   lets later matches of other providers pass). Claims are taken in chunks in that order.
+  A run whose stopping rule rates the board (`stop_when = "settled"`, a placement) plays in
+  rounds instead (`arena.tournaments.running.rounds`): the round robin's order, or adaptive
+  pairing's picks, a round at a time, so the rule decides on exactly the stored matches.
 - Claims: each match is claimed in the database before it is played
   (`arena.storage.claims`), so several drivers on one database (Postgres) never play a
   match twice; claims are renewed while the run lives and freed when it ends or is found
@@ -66,6 +69,7 @@ from arena.tournaments.running.live_reporter import LiveReporter
 from arena.tournaments.running.match_task import MatchContext, judge_backend, play_plan
 from arena.tournaments.running.prepare import PreparedTournament
 from arena.tournaments.running.progress import NoProgress, ProgressSink, judge_metrics
+from arena.tournaments.running.rounds import OrderedRounds, Rounds
 from arena.tournaments.running.stop_watch import StopWatch
 
 # Plays one match (`play_plan` in this process; the Ray executor's runner in a Ray task).
@@ -277,10 +281,13 @@ async def run_tournament(
         done_before=summary.already_done, metrics=judge_metrics(judge),
     )
 
-    rounds = await adaptive_rounds(tournament, pending, store, width=limits.total)
-    if rounds is not None:
-        pending = rounds.candidates  # a placement plays only the new entrants' matches
-    rules = StopRules.of(config, rounds.newcomers if rounds is not None else ())
+    adaptive = await adaptive_rounds(tournament, pending, store, width=limits.total)
+    if adaptive is not None:
+        pending = adaptive.candidates  # a placement plays only the new entrants' matches
+    rules = StopRules.of(config, adaptive.newcomers if adaptive is not None else ())
+    # a round robin whose rule rates the board plays in rounds too: the same stop every run
+    rounds: Rounds | None = adaptive if adaptive is not None or not rules.rates else (
+        OrderedRounds(pending, limits.total))
     watch = (StopWatch(rules, store, config.name, tournament.entrants, summary.already_done)
              if rules.any else None)
 
@@ -325,7 +332,7 @@ async def run_tournament(
     renewer = asyncio.create_task(_renew_claims(store, run_id))
     # adaptive pairing claims match by match: a chunk would hold matches it may never pick
     book = ClaimBook(store, setup.tournament_id, run_id, [p.key for p in pending],
-                     limits.total if rounds is None else 1)
+                     limits.total if adaptive is None else 1)
     try:
         source = story_source(tournament, registry, judge)
 
@@ -335,10 +342,10 @@ async def run_tournament(
 
         maps = MapPreparation(
             pending, tournament, store, source, game_ids, setup.seed_key, preparing,
-            in_order=rounds is None,
+            in_order=adaptive is None,
             # a rule may stop a round robin: its maps only a little ahead of play (adaptive
             # runs make each map when a pick first needs it)
-            ahead=None if watch is None or rounds is not None
+            ahead=None if watch is None or adaptive is not None
             else max(AHEAD_OF_PLAY, limits.total),
         )
         began: list[bool] = []
