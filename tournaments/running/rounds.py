@@ -15,13 +15,14 @@ order); `AdaptiveRounds` (`adaptive_rounds`) picks them with adaptive pairing.
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 from arena.tournaments.planning.pairings import MatchPlan
 
 
-class Rounds:
+class Rounds(ABC):
     """A run's pending matches, handed out round by round (module docstring)."""
 
     def __init__(self, pending: Sequence[MatchPlan], width: int,
@@ -31,10 +32,10 @@ class Rounds:
         self._width = max(1, width)
         self._tried: set[str] = set()  # handed out this run: stored, or not to be retried
 
+    @abstractmethod
     async def next_round(self, width: int | None = None) -> list[MatchPlan]:
         """The next round's matches (at most ``width``, default the run's); empty when
         every candidate was handed out."""
-        raise NotImplementedError
 
     @property
     def handed_out(self) -> int:
@@ -67,6 +68,7 @@ class OrderedRounds(Rounds):
 
     async def next_round(self, width: int | None = None) -> list[MatchPlan]:
         wanted = self._width if width is None else min(width, self._width)
-        picks = [p for p in self.candidates if p.key not in self._tried][:wanted]
+        start = len(self._tried)  # handed out in order: the first ones
+        picks = self.candidates[start:start + wanted]
         self._tried.update(p.key for p in picks)
         return picks
