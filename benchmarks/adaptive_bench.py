@@ -18,7 +18,8 @@ from it:
   call (the matches a run would have in flight; default max(8, participants / 2)).
 
 After every checkpoint (a geometric grid, ``x --step`` matches, the same for both) the board
-is rated as `arena ratings` does (Bradley–Terry fit, match bootstrap with ``--resamples``,
+is rated as `arena ratings` does (Bradley–Terry fit, the default bootstrap unit `auto` with
+``--resamples``,
 95 % percentile intervals, rank ranges) and the run stops when
 `arena.tournaments.ratings.stopping.settled` says the whole ranking is settled (no rank range
 wider than one rank). *Matches* is the checkpoint where that happened (``>`` the pool when

@@ -18,7 +18,8 @@ At one multiple (x1) it also compares each entrant's standard deviation four way
 over entrants:
 - **Monte Carlo**: the spread of the point fit over independent plays of the same design,
   which is the truth these intervals estimate;
-- **match**: the board's bootstrap (its default);
+- **match**: the board's match bootstrap (`--resample match`; eval boards' default before
+  whole maps);
 - **map**: the board's two-stage map bootstrap (`--resample map`);
 - **cluster**: the board's whole-map bootstrap (`--resample cluster`).
 

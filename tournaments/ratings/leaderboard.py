@@ -123,6 +123,7 @@ def leaderboard_from_comparisons(
             )
         anchor_index = names.index(config.anchor)
     weights = expected_match_counts(data.match_game, config.weight_games)
+    resample = resolved_unit(data, config.resample)  # "auto" once, for the draws and the board
     full = fit(data, prior=config.prior, role_effects=config.role_effects, match_weights=weights)
     boot = bootstrap(
         data,
@@ -132,7 +133,7 @@ def leaderboard_from_comparisons(
         role_effects=config.role_effects,
         weight_games=config.weight_games,
         start=full.params,
-        resample=config.resample,
+        resample=resample,
     )
     scaled = to_scale(boot.strengths, config.scale, anchor_index, config.anchor_value)
     point_theta = (
@@ -158,8 +159,7 @@ def leaderboard_from_comparisons(
     rows.sort(key=lambda r: (-r.rating, r.participant))
     unit = ELO_PER_NATURAL if config.scale == "elo" else 1.0
     roles = {role: float(unit * g) for role, g in zip(full.roles, full.role_effects, strict=True)}
-    return Leaderboard(tuple(rows), roles, full, boot, scaled, tuple(names),
-                       resolved_unit(data, config.resample))
+    return Leaderboard(tuple(rows), roles, full, boot, scaled, tuple(names), resample)
 
 
 def compute_leaderboard(
