@@ -131,3 +131,43 @@ def test_map_share_is_what_the_board_fit_learns_from_a_map() -> None:
         predicted = (m - 1) / 4 * map_share(m)  # per match: m - 1 comparisons of p(1-p) = 1/4
         assert abs(measured[m] / predicted - 1) < 0.2, (m, measured[m], predicted)
     assert abs(measured[8] / ((8 - 1) / 4 * 2 / 8) - 1) > 0.2, measured
+
+
+def eval_cells(maps: int) -> dict[int, tuple[object, ...]]:
+    return {m: (GAME, "1", "main", m, (("npc", "npc"),), 1) for m in range(maps)}
+
+
+def scored(m: int, who: str, score: float) -> MatchRecord:
+    seats = (SeatRecord("main", who, score), SeatRecord("npc", "npc", 0.0, npc=True))
+    return MatchRecord(f"m{m}:{who}", GAME, f"map{m}", seats, mode="eval")
+
+
+def test_an_eval_map_of_the_top_leaves_out_those_settled_far_below() -> None:
+    """Only the best two must be settled; after six full maps the three at the bottom are
+    far below them: the next maps are the top's (a map's entrants share what it tells, so a
+    far-off entrant adds little to a map of the top)."""
+    strengths = {"e0": 3.0, "e1": 2.6, "e2": 2.2, "e3": 0.6, "e4": 0.2, "e5": -0.2}
+    cells = eval_cells(12)
+    candidates = [
+        Candidate(f"m{m}:{n}", GAME, (("main", n),), cells[m])
+        for m in range(12) for n in strengths
+    ]
+    rng = np.random.default_rng(3)
+    records = [scored(m, n, s + float(rng.gumbel())) for m in range(6)
+               for n, s in strengths.items()]
+    picks = AdaptivePairing(candidates, AdaptiveSettings(settle_top=2)).next(records, 12)
+    who = [k.split(":")[1] for k in picks]
+    top = sum(w in ("e0", "e1", "e2") for w in who)
+    assert len(picks) == 12 and top >= 9, who
+
+
+def test_a_barely_measured_participant_whose_interval_reaches_the_top_is_played() -> None:
+    """a, b, c are well measured and apart; d has two matches, a win over c and a loss to b:
+    ranked fourth by its point, but its interval reaches b's, so the top two are not settled
+    until d is measured, and the picks involve d."""
+    records = [duel(f"r{i}:{w}:{lo}", w, lo, True)
+               for i in range(30) for w, lo in (("a", "b"), ("b", "c"), ("a", "c"))]
+    records += [duel("s0:d:c", "d", "c", True), duel("s1:b:d", "b", "d", True)]
+    picks = AdaptivePairing(duels(["a", "b", "c", "d"], 4),
+                            AdaptiveSettings(settle_top=2)).next(records, 4)
+    assert picks and all("d" in pair(k) for k in picks), picks

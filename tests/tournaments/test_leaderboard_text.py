@@ -36,7 +36,8 @@ def test_the_leaderboard_has_a_header_row_rank_ranges_and_explains_every_column(
     assert header == list(HEADER)
     rows = [line.split() for line in lines[4:7]]
     assert [r[1] for r in rows] == ["strong", "mallory[2J[31m", "weak"]
-    assert rows[0][0] == "1" and all(re.fullmatch(r"\d+(-\d+)?", r[0]) for r in rows)
+    assert rows[0][0].startswith("1") and all(re.fullmatch(r"\d+(-\d+)?", r[0]) for r in rows)
+    assert rows[1][0] == "1-3"  # a provisional row may rank anywhere
     assert rows[1][-1] == "*" and rows[0][-1] != "*"  # 4 comparisons < 10: provisional
     footer = "\n".join(lines[7:])
     assert "rank: every rank the 95% intervals allow" in footer

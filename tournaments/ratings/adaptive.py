@@ -7,25 +7,31 @@ in flight. Same inputs, same answer: a resumed run picks what the interrupted on
 
 The criterion (SCORING.md section 5 gives the model): the Bradley–Terry fit's Fisher
 information ``H`` (``sum total * p (1 - p) (e_a - e_b)(e_a - e_b)^T`` plus the prior) gives
-the covariance ``S = H^-1`` of the strengths, and ``S_c = C S C`` (``C`` centres them, as the
-board does) their marginal variances ``v_j``. A ranking is *settled* when the intervals of
-neighbours in it no longer overlap, about when ``gap_t >= z (s_i + s_j)`` for each pair ``t``
-of adjacent participants ``i, j`` (``s = sqrt(v)``, ``z`` the confidence's normal quantile).
-So the policy shrinks ``sum_t w_t (s_i + s_j)`` over the adjacent pairs of the ranked top
-(``settle_top``), each pair weighted by how far it is from settled (``w_t = min(1,
+the covariance ``S = H^-1`` of the strengths, and ``S_c = C S C^T`` their marginal variances
+``v_j`` measured as the board measures them for ranks (`bootstrap.rank_draws`: ``C = I -
+1 w^T``, ``w`` each participant's share of the precision). A ranking is *settled* when the
+intervals of the top no longer overlap any below them, about when ``gap_t >= z (s_i + s_j)``
+for each pair ``t`` of a participant ``i`` of the top (``settle_top``) and one ``j`` ranked
+below it (``s = sqrt(v)``, ``z`` the confidence's normal quantile). So the policy shrinks
+``sum_t w_t (s_i + s_j)``, each pair weighted by how far it is from settled (``w_t = min(1,
 z (s_i + s_j) / gap_t)^8``: 1 while it overlaps, fading once separated, never exactly 0 so
-the Fisher approximation and the board's bootstrap may disagree). One more comparison of
-``a`` and ``b`` with weight ``w`` lowers each ``v_j`` by ``w (c_j^T S u)^2 / (1 + w u^T S u)``
-(Sherman–Morrison, ``u = e_a - e_b``), and ``s_j`` by that over ``2 s_j``.
+the Fisher approximation and the board's bootstrap may disagree); far pairs weigh nothing,
+so this is the neighbours' sum, but for one barely measured whose interval still reaches up.
+One more comparison of ``a`` and ``b`` with weight ``w`` lowers each ``v_j`` by
+``w (c_j^T S u)^2 / (1 + w u^T S u)`` (Sherman–Morrison, ``u = e_a - e_b``), and ``s_j`` by
+that over ``2 s_j``.
 
-A candidate's gain is the sum over the comparisons it would make: in head-to-head every pair
-of its rated seats; in eval mode the entrant against every entrant already in its
-comparability cell (game, role, map, NPCs), or, for a cell still without a useful partner,
-half the gain of the best partner that could still join it (two matches make that
-comparison). Picks are greedy: after each one its expected information joins ``H`` and its
-entrant joins the cell. Ties (equal gains: the same pair on another map) go to the
-candidate that keeps each participant's roles and games most even, then to a seeded hash
-of the plan key.
+A candidate's gain in head-to-head is the sum over every pair of its rated seats. In eval
+mode an entrant joining a map (its comparability cell: game, role, map, NPCs) learns its
+strength relative to the ``m`` entrants already there: the rank-one ``u = e_j`` less their
+mean, weighing ``2 m / (m + 1) p (1 - p)`` (`_Objective.joining`; a map of two is one
+comparison), so a map's entrants share what it tells and an entrant whose rank is already
+settled far below the top adds little to a map of the top. A cell still without a useful
+partner is worth half the gain of the best partner that could still join it (two matches
+make that comparison). Picks are greedy: after each one its expected information joins
+``H`` and its entrant joins the cell. Ties (equal gains: the same pair on another map) go
+to the candidate that keeps each participant's roles and games most even, then to a seeded
+hash of the plan key.
 
 Cost: ``O(n^3)`` per pick for ``n`` participants, plus a pass over the candidates.
 """
@@ -87,7 +93,7 @@ def candidates_of(plans: Iterable[MatchPlan]) -> list[Candidate]:
 @dataclass(frozen=True)
 class AdaptiveSettings:
     """``settle_top``: how many of the best participants must be settled (None: all);
-    ``focus``: only the adjacent pairs that involve these participants count (placing a new
+    ``focus``: only the pairs that involve these participants count (placing a new
     entrant); ``seed``: the tie-break among equal candidates."""
 
     confidence: float = 0.95
@@ -137,6 +143,16 @@ class _State:
         p = 0.5 * (1.0 + np.tanh(0.5 * (self.theta[a] - self.theta[b])))
         return np.asarray(p * (1.0 - p), dtype=np.float64)
 
+    def join(self, who: int, there: IntArray) -> None:
+        """An entrant joins an eval map whose entrants are ``there``: the rank-one
+        information of `_Objective.joining`."""
+        m = float(there.size)
+        u = np.zeros(len(self.names))
+        u[there] = -1.0 / m
+        u[who] += 1.0
+        w = 2.0 * m / (m + 1.0) * float(self.weight(np.full(there.size, who), there).mean())
+        self.info += w * np.outer(u, u)
+
     def add(self, a: np.ndarray, b: np.ndarray, total: FloatArray) -> None:
         w = total * self.weight(a, b)
         np.add.at(self.info, (a, a), w)
@@ -145,27 +161,63 @@ class _State:
         np.add.at(self.info, (b, a), -w)
 
 
-def _pair_gains(state: _State, settings: AdaptiveSettings, z: float) -> FloatArray:
-    """G[a, b]: the expected shrinkage of the settling objective from one more comparison of
-    a with b (module docstring)."""
+@dataclass(frozen=True)
+class _Objective:
+    """What the settling objective gains from more information: ``pair[a, b]`` from one
+    more comparison of a with b; `joining` from an entrant joining an eval map."""
+
+    pair: FloatArray
+    shrink: FloatArray  # A: the objective's curvature in the strengths (module docstring)
+    cov: FloatArray  # S
+    weight: FloatArray  # p (1 - p) of each pair
+
+    def joining(self, who: IntArray, members: FloatArray, cell: IntArray) -> FloatArray:
+        """The gain of each entrant ``who[k]`` joining eval map ``cell[k]`` whose entrants
+        are the columns of ``members`` (0/1). A map's scores tell each entrant's strength
+        relative to the others there, so its information is ``I - 11^T / m`` over its ``m``
+        entrants, and one more adds the rank-one ``m / (m + 1) u u^T``, ``u = e_j`` less the
+        mean of those there; in comparison units each weighs ``2 p (1 - p)`` (a map of two
+        is one comparison). Nothing for an empty map (`AdaptivePairing._values` values an
+        opening by its best partner)."""
+        size = members.sum(axis=0)
+        mean = members / np.maximum(size, 1.0)
+        a_x, s_x = self.shrink @ mean, self.cov @ mean
+        num = (np.diag(self.shrink)[who] - 2.0 * a_x[who, cell]
+               + (mean * a_x).sum(axis=0)[cell])
+        var = np.diag(self.cov)[who] - 2.0 * s_x[who, cell] + (mean * s_x).sum(axis=0)[cell]
+        m = size[cell]
+        w = 2.0 * m / (m + 1.0) * (self.weight @ mean)[who, cell]
+        return np.asarray(np.where(m > 0, w * num / (1.0 + w * var), 0.0), dtype=np.float64)
+
+
+def _pair_gains(state: _State, settings: AdaptiveSettings, z: float) -> _Objective:
+    """The expected shrinkage of the settling objective from more information (module
+    docstring)."""
     n = len(state.names)
     cov = np.linalg.inv(state.info)
-    centre = np.eye(n) - 1.0 / n
+    # measured from the board's zero for ranks (`rank_draws`): the mean weighted by precision
+    plain = np.eye(n) - 1.0 / n
+    precision = 1.0 / np.maximum(np.einsum("ij,jk,ik->i", plain, cov, plain), 1e-12)
+    centre = np.eye(n) - (precision / precision.sum())[None, :]
     cc = centre @ cov
-    sd = np.sqrt(np.maximum(np.einsum("ij,ji->i", cc, centre), 1e-12)) * state.inflation
+    sd = np.sqrt(np.maximum(np.einsum("ij,ij->i", cc, centre), 1e-12)) * state.inflation
     order = sorted(range(n), key=lambda i: (-state.theta[i], state.names[i]))
     top = n - 1 if settings.settle_top is None else min(settings.settle_top, n - 1)
     focus = {state.index[f] for f in settings.focus if f in state.index}
+    # each of the top against everyone ranked below it: its neighbour above all, but also
+    # one further down whose interval is wide enough to reach it (barely measured so far)
+    above, below = np.triu_indices(n, 1)
+    keep = above < top
+    i, j = np.asarray(order)[above[keep]], np.asarray(order)[below[keep]]
+    if focus:
+        wanted = np.isin(i, list(focus)) | np.isin(j, list(focus))
+        i, j = i[wanted], j[wanted]
+    need = z * (sd[i] + sd[j])
+    gap = state.theta[i] - state.theta[j]
+    ratio = np.where(gap <= 0, 1.0, np.minimum(1.0, need / np.maximum(gap, 1e-300)))
     pull = np.zeros(n)
-    for r in range(top):
-        i, j = order[r], order[r + 1]
-        if focus and i not in focus and j not in focus:
-            continue
-        need = z * (sd[i] + sd[j])
-        gap = state.theta[i] - state.theta[j]
-        ratio = 1.0 if gap <= 0 else min(1.0, need / gap)
-        pull[i] += ratio**PULL_POWER
-        pull[j] += ratio**PULL_POWER
+    np.add.at(pull, i, ratio**PULL_POWER)
+    np.add.at(pull, j, ratio**PULL_POWER)
     beta = pull / (2.0 * sd)
     a_mat = cc.T @ (beta[:, None] * cc)
     diag = np.diag(a_mat)
@@ -176,7 +228,8 @@ def _pair_gains(state: _State, settings: AdaptiveSettings, z: float) -> FloatArr
     w = state.weight(idx[:, None], idx[None, :])
     gains = w * num / (1.0 + w * q)
     np.fill_diagonal(gains, 0.0)
-    return np.asarray(np.maximum(gains, 0.0), dtype=np.float64)
+    return _Objective(np.asarray(np.maximum(gains, 0.0), dtype=np.float64),
+                      np.asarray(a_mat, dtype=np.float64), np.asarray(cov, dtype=np.float64), w)
 
 
 def map_share(m: float) -> float:
@@ -346,17 +399,19 @@ class AdaptivePairing:
             alive[chosen] = False
         return picks
 
-    def _values(self, gains: FloatArray, inside: np.ndarray, alive: np.ndarray) -> FloatArray:
+    def _values(self, objective: _Objective, inside: np.ndarray, alive: np.ndarray
+                ) -> FloatArray:
         """Each candidate's gain (module docstring); -inf for those not open."""
         n = len(self.candidates)
         out = np.zeros(n)
+        gains = objective.pair
         if self.pair_c.size:
             out += np.bincount(self.pair_c, gains[self.pair_a, self.pair_b], minlength=n)
         if self.eval_c.size:
             a, cell = self.eval_a, self.eval_cell
             m = len(self.names)
             mine = inside[:m]
-            now = (gains[:m] @ inside.astype(np.float64))[a, cell]
+            now = objective.joining(a, inside.astype(np.float64), cell)
             waiting = np.zeros_like(mine)
             open_entry = alive[self.eval_c]
             waiting[a[open_entry], cell[open_entry]] = True
@@ -391,12 +446,15 @@ def _expect(state: _State, c: Candidate, inside: np.ndarray, cells: dict[Cell, i
     """Add a chosen (or in-flight) candidate's expected information to the state: one
     comparison per pair of its seats, or (eval) with every entrant already in its cell."""
     people = [state.index[p] for p in c.participants]
-    if c.cell is None:
-        pairs = [(a, b) for m, a in enumerate(people) for b in people[m + 1 :] if a != b]
-    else:
-        there = np.flatnonzero(inside[:, cells[c.cell]]).tolist()
-        pairs = [(a, b) for a in people if a not in there for b in there]
+    if c.cell is not None:
+        there = np.flatnonzero(inside[:, cells[c.cell]])
+        for who in people:
+            if who not in there and there.size:
+                state.join(who, there)
+            there = np.union1d(there, [who])
+        return
+    pairs = [(a, b) for m, a in enumerate(people) for b in people[m + 1 :] if a != b]
     if pairs:
-        a = np.array([p[0] for p in pairs], dtype=np.int64)
-        b = np.array([p[1] for p in pairs], dtype=np.int64)
-        state.add(a, b, np.ones(len(pairs)))
+        first = np.array([p[0] for p in pairs], dtype=np.int64)
+        second = np.array([p[1] for p in pairs], dtype=np.int64)
+        state.add(first, second, np.ones(len(pairs)))

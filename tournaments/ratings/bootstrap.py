@@ -242,8 +242,29 @@ def percentile_intervals(
     return low, high
 
 
+def rank_draws(draws: FloatArray) -> FloatArray:
+    """Resampled strengths measured from the zero the draws fix best, for rank ranges: each
+    draw less its mean over participants weighted by their precision (one over the variance
+    of their centred draws).
+
+    A rank compares participants with each other, which no choice of the scale's zero
+    changes; but the intervals of ratings centred on the plain mean (or on an anchor
+    participant) all carry that zero's uncertainty, and it is dominated by whoever is
+    measured least: one who played little, or a group so far below the rest that their
+    distance is barely known. Adaptive pairing stops playing those, and their uncertainty
+    would keep every interval open. Weighted by precision, the zero follows those measured
+    best; measured alike (a full round robin of a close field), it is the plain mean, and
+    the ranges are those of the board's own intervals."""
+    centred = draws - draws.mean(axis=1, keepdims=True)
+    spread = centred.var(axis=0)
+    precision = 1.0 / np.maximum(spread, 1e-12 * max(float(spread.max()), 1e-300))
+    zero = centred @ (precision / precision.sum())
+    return np.asarray(centred - zero[:, None], dtype=np.float64)
+
+
 def rank_ranges(ci_low: FloatArray, ci_high: FloatArray) -> tuple[IntArray, IntArray]:
-    """CI-aware ranks (1 = best): the ranks compatible with each interval.
+    """CI-aware ranks (1 = best): the ranks compatible with each interval (the board passes
+    intervals of `rank_draws`).
 
     ``rank_low`` (best possible rank) = 1 + the number of others whose interval lies entirely
     above (``ci_low_j > ci_high_i``); ``rank_high`` (worst possible rank) = 1 + the number of

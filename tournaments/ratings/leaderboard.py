@@ -21,12 +21,15 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+import numpy as np
+
 from arena.errors import UnknownNameError
 from arena.tournaments.ratings.bootstrap import (
     BootstrapResult,
     bootstrap,
     expected_match_counts,
     percentile_intervals,
+    rank_draws,
     rank_ranges,
     resolved_unit,
 )
@@ -141,8 +144,18 @@ def leaderboard_from_comparisons(
     )
     rating = to_scale(point_theta, config.scale, anchor_index, config.anchor_value)
     low, high = percentile_intervals(scaled, config.confidence)
-    r_low, r_high = rank_ranges(low, high)
     n_comp = data.comparisons_per_participant()
+    # ranks compare participants with each other, so they are read from the draws measured
+    # from the best-known zero, not from the plain mean or the anchor (`rank_draws`); a
+    # provisional row may rank anywhere: a dozen comparisons all won resample to the same
+    # narrow interval, which would otherwise push everyone else's ranks down
+    rank_low, rank_high = percentile_intervals(
+        rank_draws(boot.strengths), config.confidence
+    )
+    early = n_comp < config.min_comparisons
+    r_low, r_high = rank_ranges(
+        np.where(early, -np.inf, rank_low), np.where(early, np.inf, rank_high)
+    )
     rows = [
         LeaderboardRow(
             participant=name,
@@ -152,7 +165,7 @@ def leaderboard_from_comparisons(
             rank_low=int(r_low[i]),
             rank_high=int(r_high[i]),
             n_comparisons=int(n_comp[i]),
-            provisional=bool(n_comp[i] < config.min_comparisons),
+            provisional=bool(early[i]),
         )
         for i, name in enumerate(names)
     ]
