@@ -96,7 +96,10 @@ with st.expander("How to read this"):
         "game (its scores on a map move together; games weighted alike). Overlapping "
         "intervals mean the data cannot yet tell the two apart.\n"
         "- **Rank range**: the ranks a participant can take given the intervals that overlap "
-        "its own; a single number on a row not provisional means its place is settled.\n"
+        "its own, each read against the best-measured zero (the mean weighted by how precisely "
+        "each is known: a rank compares participants with each other, so the uncertainty of "
+        "the scale's zero does not count); a provisional row may rank anywhere. A single "
+        "number on a row not provisional means its place is settled.\n"
         f"- **Provisional** (✱, hollow point): fewer than {min_comparisons} comparisons; and "
         "while a run is in progress every rating is provisional, computed from the matches "
         "stored so far.")
@@ -143,7 +146,8 @@ with left:
             f"Bradley–Terry, {config.get('n_resamples', '?')} bootstrap resamples over "
             f"{RESAMPLED.get(str(config.get('resample', 'match')), 'matches')} "
             f"(games weighted alike), 95% percentile intervals. Rank range: the ranks a "
-            f"participant can take given the intervals that overlap its own. Provisional "
+            f"participant can take given the intervals that overlap its own (read against the "
+            f"best-measured zero; a provisional row may rank anywhere). Provisional "
             f"(hollow point, ✱ in the table): fewer than {min_comparisons} comparisons."
         )
 table = board.copy()

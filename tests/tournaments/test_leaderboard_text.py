@@ -41,6 +41,7 @@ def test_the_leaderboard_has_a_header_row_rank_ranges_and_explains_every_column(
     assert rows[1][-1] == "*" and rows[0][-1] != "*"  # 4 comparisons < 10: provisional
     footer = "\n".join(lines[7:])
     assert "rank: every rank the 95% intervals allow" in footer
+    assert "provisional row may rank anywhere" in footer
     assert "interval: 95% bootstrap interval" in footer
     assert "* provisional: fewer than 10" in footer and "comparisons: pairwise results" in footer
     assert "\x1b" not in text and "\u202e" not in text

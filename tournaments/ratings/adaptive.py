@@ -50,6 +50,7 @@ from arena.tournaments.planning.pairings import EVAL, MatchPlan
 from arena.tournaments.ratings.bradley_terry import DEFAULT_PRIOR, fit
 from arena.tournaments.ratings.comparisons import FloatArray, IntArray, comparisons_from_records
 from arena.tournaments.ratings.errors import RatingInputError
+from arena.tournaments.ratings.leaderboard import MIN_COMPARISONS
 from arena.tournaments.ratings.records import MatchRecord
 
 Cell = tuple[object, ...]
@@ -101,6 +102,7 @@ class AdaptiveSettings:
     prior: float = DEFAULT_PRIOR
     seed: int = 0
     focus: tuple[str, ...] = field(default=())
+    min_comparisons: int = MIN_COMPARISONS  # the board's: a provisional row may rank anywhere
 
     def __post_init__(self) -> None:
         if not 0.0 < self.confidence < 1.0:
@@ -128,6 +130,7 @@ class _State:
         n = len(names)
         self.theta = np.zeros(n)
         self.info = settings.prior * np.eye(n)
+        self.compared = np.zeros(n)  # comparisons each is in, as the board counts them
         self.inflation = _shared_scores(records)
         if records:
             data = comparisons_from_records(records)
@@ -137,6 +140,7 @@ class _State:
             _, total = data.aggregate()
             a, b = at[data.key_a], at[data.key_b]
             self.add(a, b, total)
+            self.compared[at] = data.comparisons_per_participant()
 
     def weight(self, a: np.ndarray, b: np.ndarray) -> FloatArray:
         """Fisher information of one comparison of a with b: p (1 - p)."""
@@ -152,6 +156,8 @@ class _State:
         u[who] += 1.0
         w = 2.0 * m / (m + 1.0) * float(self.weight(np.full(there.size, who), there).mean())
         self.info += w * np.outer(u, u)
+        self.compared[who] += m
+        self.compared[there] += 1.0
 
     def add(self, a: np.ndarray, b: np.ndarray, total: FloatArray) -> None:
         w = total * self.weight(a, b)
@@ -215,6 +221,8 @@ def _pair_gains(state: _State, settings: AdaptiveSettings, z: float) -> _Objecti
     need = z * (sd[i] + sd[j])
     gap = state.theta[i] - state.theta[j]
     ratio = np.where(gap <= 0, 1.0, np.minimum(1.0, need / np.maximum(gap, 1e-300)))
+    early = state.compared < settings.min_comparisons  # provisional: may rank anywhere
+    ratio = np.where(early[i] | early[j], 1.0, ratio)
     pull = np.zeros(n)
     np.add.at(pull, i, ratio**PULL_POWER)
     np.add.at(pull, j, ratio**PULL_POWER)

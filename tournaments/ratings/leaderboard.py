@@ -50,6 +50,7 @@ from arena.tournaments.ratings.errors import RatingInputError
 from arena.tournaments.ratings.records import MatchRecord
 
 PointEstimate = Literal["mle", "bootstrap_mean"]
+MIN_COMPARISONS = 30  # below, a row is provisional: its interval may say nothing yet
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class LeaderboardConfig:
     scale: Scale = "elo"
     anchor: str | None = None
     anchor_value: float | None = None
-    min_comparisons: int = 30
+    min_comparisons: int = MIN_COMPARISONS
     point: PointEstimate = "mle"
 
 

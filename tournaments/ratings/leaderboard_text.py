@@ -51,8 +51,9 @@ def render_leaderboard(
         "",
         *text_table(HEADER, rows, right={2}),
         "",
-        f"rank: every rank the {level} intervals allow; interval: {level} bootstrap interval "
-        "of the rating;",
+        f"rank: every rank the {level} intervals allow, read against the best-measured "
+        "zero (a provisional row may rank anywhere);",
+        f"interval: {level} bootstrap interval of the rating;",
         "comparisons: pairwise results against other participants"
         + (f"; * provisional: fewer than {options.min_comparisons}" if any(
             r.provisional for r in board.rows) else ""),

@@ -48,6 +48,7 @@ from arena.tournaments.ratings.informative import (
     uninformative_roles,
     without_uninformative,
 )
+from arena.tournaments.ratings.leaderboard import MIN_COMPARISONS
 from arena.tournaments.ratings.normalisation import (
     Cell,
     NormalisedCell,
@@ -82,7 +83,7 @@ class RatingOptions:
     seed: int = 0
     confidence: float = 0.95
     role_effects: bool = False
-    min_comparisons: int = 30
+    min_comparisons: int = MIN_COMPARISONS
     anchor: str | None = None
     anchor_value: float | None = None
     prior: float = DEFAULT_PRIOR  # L2 prior precision of the Bradley–Terry fit
