@@ -8,7 +8,10 @@ scores are compared. What is not identical is listed in docs/xent-benchmark.md w
 measured effect, and pinned here so that a new difference fails:
 
 - the judge's arithmetic: per-token values agree to 2e-5 bits, not to the last bit, so a
-  total shown with 3 decimals can differ in its last digit (one Two-Ways turn here);
+  total shown with 3 decimals can differ in its last digit, and which totals do depends on
+  the machine's kernels (one Two-Ways turn on the machine the oracle was recorded for; two
+  Condense turns and no Two-Ways one with AVX-512 on an AMD EPYC): any prompt may differ from
+  the reference's in such digits, and in nothing else;
 - a move cut between two tokens of one character ends in U+FFFD in the reference (it decodes
   the kept tokens); we keep whole characters (one Horizon map here, moves with emoji).
 """
@@ -19,6 +22,7 @@ import ast
 import asyncio
 import difflib
 import hashlib
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -51,10 +55,7 @@ pytestmark = pytest.mark.slow
 MATCHES = recorded()["matches"]
 NO_RESULT = recorded()["no_result"]
 # (map seed, turn) -> why the prompt differs; the only differences the oracle finds.
-KNOWN = {
-    ("gameTwo-Ways_map1", 2): "judge arithmetic: a 3-decimal total's last digit",
-    **{("gameHorizon_map3", t): "a cut move ends in U+FFFD there" for t in range(2, 9)},
-}
+KNOWN = {("gameHorizon_map3", t): "a cut move ends in U+FFFD there" for t in range(2, 9)}
 _NUMBER = re.compile(r"-?\d+\.\d{3}")
 
 
@@ -100,13 +101,11 @@ def test_every_prompt_is_the_references(match: dict[str, Any], played: dict[str,
     reference = [t["prompt"] for t in match["turns"]]
     assert len(ours.prompts) == len(reference)
     for turn, (theirs, mine) in enumerate(zip(reference, ours.prompts, strict=True)):
-        why = KNOWN.get((match["map_seed"], turn))
-        if why is None:
-            assert mine == theirs, f"turn {turn}: {_diff(theirs, mine)[:6]}"
-        elif why.startswith("judge arithmetic"):
-            assert mine != theirs and _last_digit_only(theirs, mine), _diff(theirs, mine)
-        else:
+        if (match["map_seed"], turn) in KNOWN:
             assert mine != theirs and _ufffd_only(theirs, mine), _diff(theirs, mine)
+        else:  # the same, or the judge's arithmetic in a last digit (module docstring)
+            assert mine == theirs or _last_digit_only(theirs, mine), (
+                f"turn {turn}: {_diff(theirs, mine)[:6]}")
 
 
 @pytest.mark.parametrize("match", MATCHES, ids=[m["map_seed"] for m in MATCHES])
@@ -143,8 +142,27 @@ def test_no_result_where_the_reference_has_none(
     error in round 2: the reference stores no result for the map, nor do we."""
     ours = played[match["map_seed"]]
     assert match["result"] is None and ours.no_result is not None and ours.best is None
-    hashes = [hashlib.sha256(p.encode()).hexdigest() for p in ours.prompts]
-    assert hashes == [t["prompt_sha256"] for t in match["turns"]]
+    assert len(ours.prompts) == len(match["turns"])
+    for turn, (prompt, theirs) in enumerate(zip(ours.prompts, match["turns"], strict=True)):
+        assert _hashes_within_last_digit(prompt, theirs["prompt_sha256"]), turn
+
+
+def _hashes_within_last_digit(prompt: str, sha256: str) -> bool:
+    """Whether ``prompt``, or the prompt with some of its 3-decimal numbers one unit off in the
+    last digit (the judge's arithmetic, module docstring), hashes to ``sha256`` (only the
+    reference's hashes are recorded for these matches)."""
+    spans = [m.span() for m in _NUMBER.finditer(prompt)][:4]
+    for shifts in itertools.product((0, -1, 1), repeat=len(spans)):
+        text, offset = prompt, 0
+        for (start, end), shift in zip(spans, shifts, strict=True):
+            if shift:
+                old = text[start + offset : end + offset]
+                new = f"{float(old) + shift * 0.001:.3f}"
+                text = text[: start + offset] + new + text[end + offset :]
+                offset += len(new) - len(old)
+        if hashlib.sha256(text.encode()).hexdigest() == sha256:
+            return True
+    return False
 
 
 def _history(events: list[dict[str, Any]]) -> list[HistoryItem]:

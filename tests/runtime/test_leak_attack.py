@@ -143,7 +143,9 @@ async def check(found: dict[str, object], judge: Judge) -> None:
     assert found["now_used"] is False
     assert found["now"] <= found["blind"]  # type: ignore[operator]
     # The same code on the old feedback rebuilds the story: the test detects a leak.
-    assert found["old_used"] is True and found["old"] >= 0.9, found["old"]  # type: ignore[operator]
+    # (how much of it depends on the judge's last bits: alternating_guessing rebuilds 1.00 of
+    # it with AVX2 kernels, 0.70 with AVX-512 ones on an AMD EPYC; blind guessing 0.05)
+    assert found["old_used"] is True and found["old"] >= 0.6, found["old"]  # type: ignore[operator]
     assert found["old"] > found["blind"] + 0.5  # type: ignore[operator]
     # Seeds: nothing below SEED_TRIES explains what it received; with the old derivation
     # the play seed falls out. The map seed used to be the play seed itself; now even a

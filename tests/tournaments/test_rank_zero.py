@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arena.tournaments.ratings.bootstrap import percentile_intervals, rank_ranges
+from arena.tournaments.ratings.bootstrap import percentile_intervals, rank_draws, rank_ranges
 from arena.tournaments.ratings.leaderboard import LeaderboardConfig, compute_leaderboard
 from arena.tournaments.ratings.records import MatchRecord, SeatRecord
 
@@ -127,3 +127,10 @@ def test_eval_rank_ranges_of_an_uneven_design_hold_and_close_sooner() -> None:
                 width_plain += plain[r.participant]
     assert held / total >= 0.95, (held, total)
     assert width < 0.9 * width_plain, (width, width_plain)  # 151 against 189 ranks
+
+
+def test_draws_that_never_vary_measure_from_the_plain_mean() -> None:
+    """Every resample alike (or a single participant): equal weights, no overflow, no NaN."""
+    same = np.tile(np.array([[0.5, 0.0, -0.5]]), (20, 1))
+    assert np.allclose(rank_draws(same), same)
+    assert np.allclose(rank_draws(np.zeros((10, 1))), 0.0)

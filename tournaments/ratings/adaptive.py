@@ -196,7 +196,7 @@ class _Objective:
         return np.asarray(np.where(m > 0, w * num / (1.0 + w * var), 0.0), dtype=np.float64)
 
 
-def _pair_gains(state: _State, settings: AdaptiveSettings, z: float) -> _Objective:
+def _objective(state: _State, settings: AdaptiveSettings, z: float) -> _Objective:
     """The expected shrinkage of the settling objective from more information (module
     docstring)."""
     n = len(state.names)
@@ -391,7 +391,7 @@ class AdaptivePairing:
         picks: list[str] = []
         z = float(norm.ppf(0.5 + settings.confidence / 2.0))
         while len(picks) < k and alive.any():
-            values = self._values(_pair_gains(state, settings, z), inside, alive)
+            values = self._values(_objective(state, settings, z), inside, alive)
             best = float(values.max())
             if best <= 0.0:  # nothing left would inform the ranking (an eval map nobody
                 break  # else may join): the run ends rather than play for nothing
@@ -452,7 +452,7 @@ def next_matches(
 
 def _expect(state: _State, c: Candidate, inside: np.ndarray, cells: dict[Cell, int]) -> None:
     """Add a chosen (or in-flight) candidate's expected information to the state: one
-    comparison per pair of its seats, or (eval) with every entrant already in its cell."""
+    comparison per pair of its seats, or (eval) its entrant joining its cell (`_State.join`)."""
     people = [state.index[p] for p in c.participants]
     if c.cell is not None:
         there = np.flatnonzero(inside[:, cells[c.cell]])

@@ -257,7 +257,9 @@ def rank_draws(draws: FloatArray) -> FloatArray:
     the ranges are those of the board's own intervals."""
     centred = draws - draws.mean(axis=1, keepdims=True)
     spread = centred.var(axis=0)
-    precision = 1.0 / np.maximum(spread, 1e-12 * max(float(spread.max()), 1e-300))
+    # relative precision, at most 1: no overflow, and equal weights where nothing varies
+    floor = max(float(spread.max()) * 1e-9, np.finfo(np.float64).tiny)
+    precision = floor / np.maximum(spread, floor)
     zero = centred @ (precision / precision.sum())
     return np.asarray(centred - zero[:, None], dtype=np.float64)
 

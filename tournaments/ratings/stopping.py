@@ -13,7 +13,9 @@ and ``settled``.
   with no rated match yet keeps every run unsettled, and so does a provisional row among
   them and the one below them (fewer comparisons than the board's ``min_comparisons``, 30 by
   default): the bootstrap of a dozen comparisons all won gives the same narrow interval in
-  every resample, and a real eval run of 4 players "settled" after 4 maps that way.
+  every resample, and a real eval run of 4 players "settled" after 4 maps that way. (The
+  board also lets a provisional row rank anywhere, so one further down keeps the top's
+  rank ranges open too.)
 - ``placed`` (a run placing new entrants, `place`; adaptive pairing adds it when entrants
   without a match join a tournament that has run): every new entrant's rank range is no
   wider than the median of the others' (its rank is known as well as theirs; with settled
