@@ -150,12 +150,11 @@ def leaderboard_from_comparisons(
     # from the best-known zero, not from the plain mean or the anchor (`rank_draws`); a
     # provisional row may rank anywhere: a dozen comparisons all won resample to the same
     # narrow interval, which would otherwise push everyone else's ranks down
-    rank_low, rank_high = percentile_intervals(
-        rank_draws(boot.strengths), config.confidence
-    )
+    between_low, between_high = percentile_intervals(rank_draws(boot.strengths),
+                                                     config.confidence)
     early = n_comp < config.min_comparisons
     r_low, r_high = rank_ranges(
-        np.where(early, -np.inf, rank_low), np.where(early, np.inf, rank_high)
+        np.where(early, -np.inf, between_low), np.where(early, np.inf, between_high)
     )
     rows = [
         LeaderboardRow(

@@ -286,8 +286,8 @@ async def run_tournament(
         pending = adaptive.candidates  # a placement plays only the new entrants' matches
     rules = StopRules.of(config, adaptive.newcomers if adaptive is not None else ())
     # a round robin whose rule rates the board plays in rounds too: the same stop every run
-    rounds: Rounds | None = adaptive if adaptive is not None or not rules.rates else (
-        OrderedRounds(pending, limits.total))
+    rounds: Rounds | None = adaptive or (
+        OrderedRounds(pending, limits.total) if rules.rates else None)
     watch = (StopWatch(rules, store, config.name, tournament.entrants, summary.already_done)
              if rules.any else None)
 
