@@ -150,7 +150,7 @@ def build_eval_groups(
     e_ptr: list[IntArray] = []
     e_factor: list[FloatArray] = []
     e_key: list[IntArray] = []
-    pairs: list[tuple[int, int, float, int]] = []
+    pairs: list[FloatArray] = []
     per_participant = np.zeros(p, np.int64)
     n_comp, base = 0, 0
     for group, role in zip(groups, roles, strict=True):
@@ -191,12 +191,17 @@ def build_eval_groups(
             e_ptr += [ptr0 + np.searchsorted(mine, lo[:upto]), ptr0 + np.searchsorted(mine, hi[ti])]
             e_factor += [np.where(t, 0.5, 1.0) * scale, 0.5 * scale[ti]]
             e_key += [k, k[ti]]
-            for x in range(y):
-                code_xy = ((parts[x] * p + parts[y]) * r + role) * r + role
-                pairs.append((first_seg + x, first_seg + y, 1.0 / float(sizes[x] * sizes[y]),
-                              int(np.searchsorted(key_codes, code_xy))))
+        # every pair x < y of the group's participants, y-major (the order of the sums)
+        ys, xs_pair = np.tril_indices(len(parts), -1)
+        ids_of = np.array(parts, np.int64)
+        codes_xy = ((ids_of[xs_pair] * p + ids_of[ys]) * r + role) * r + role
+        pairs.append(np.column_stack((
+            first_seg + xs_pair, first_seg + ys,
+            1.0 / (sizes[xs_pair] * sizes[ys]).astype(np.float64),
+            np.searchsorted(key_codes, codes_xy),
+        )).astype(np.float64))
         base += n_g
-    pair = np.array(pairs, np.float64).reshape(-1, 4)
+    pair = np.concatenate(pairs) if pairs else np.zeros((0, 4))
 
     def ints(parts: list[IntArray]) -> IntArray:
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
