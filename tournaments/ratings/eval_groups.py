@@ -182,7 +182,7 @@ def build_eval_groups(
             mine = place[starts[y] : starts[y] + sizes[y]]
             ptr0 = base + first_seg + y + starts[y]  # y's leading 0 in the padded mass
             xs = col[:upto]
-            code = ((np.array(parts)[xs] * p + parts[y]) * r + role) * r + role
+            code = ((parts_arr[xs] * p + parts[y]) * r + role) * r + role
             k = np.searchsorted(key_codes, code)
             scale = 1.0 / (sizes[xs] * sizes[y])
             t = tied[:upto]
@@ -193,8 +193,7 @@ def build_eval_groups(
             e_key += [k, k[ti]]
         # every pair x < y of the group's participants, y-major (the order of the sums)
         ys, xs_pair = np.tril_indices(len(parts), -1)
-        ids_of = np.array(parts, np.int64)
-        codes_xy = ((ids_of[xs_pair] * p + ids_of[ys]) * r + role) * r + role
+        codes_xy = ((parts_arr[xs_pair] * p + parts_arr[ys]) * r + role) * r + role
         pairs.append(np.column_stack((
             first_seg + xs_pair, first_seg + ys,
             1.0 / (sizes[xs_pair] * sizes[ys]).astype(np.float64),
