@@ -31,6 +31,10 @@ over every participant of every run: ``match_savings=X coverage=Y``.
 
     PYTHONPATH=. python benchmarks/adaptive_bench.py [--seeds 3] [--sizes 8,16,32]
         [--modes h2h,eval] [--spreads close,spread] [--resamples 200] [--batch B]
+
+The default (every size, both modes, 3 seeds) runs for hours on a 2-core machine; one size
+at a time is minutes (eval 32, one seed: about 30 minutes); benchmarks/README.md gives the
+commands and times of each measurement.
 """
 
 from __future__ import annotations
