@@ -42,6 +42,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 from scipy.stats import norm
@@ -54,6 +55,7 @@ from arena.tournaments.ratings.leaderboard import MIN_COMPARISONS
 from arena.tournaments.ratings.records import MatchRecord
 
 Cell = tuple[object, ...]
+FloatOrArray = TypeVar("FloatOrArray", float, FloatArray)
 PULL_POWER = 8  # how fast a separated pair stops pulling (module docstring; 4 and 1 settled
 # the 8-participant benchmark in 1.33x and 1.00x fewer matches than the round robin, 8 in 1.46x)
 Seat = tuple[str, str]  # (role, participant)
@@ -154,7 +156,7 @@ class _State:
         u = np.zeros(len(self.names))
         u[there] = -1.0 / m
         u[who] += 1.0
-        w = 2.0 * m / (m + 1.0) * float(self.weight(np.full(there.size, who), there).mean())
+        w = joining_weight(m, float(self.weight(np.full(there.size, who), there).mean()))
         self.info += w * np.outer(u, u)
         self.compared[who] += m
         self.compared[there] += 1.0
@@ -192,7 +194,7 @@ class _Objective:
                + (mean * a_x).sum(axis=0)[cell])
         var = np.diag(self.cov)[who] - 2.0 * s_x[who, cell] + (mean * s_x).sum(axis=0)[cell]
         m = size[cell]
-        w = 2.0 * m / (m + 1.0) * (self.weight @ mean)[who, cell]
+        w = joining_weight(m, (self.weight @ mean)[who, cell])
         return np.asarray(np.where(m > 0, w * num / (1.0 + w * var), 0.0), dtype=np.float64)
 
 
@@ -238,6 +240,12 @@ def _objective(state: _State, settings: AdaptiveSettings, z: float) -> _Objectiv
     np.fill_diagonal(gains, 0.0)
     return _Objective(np.asarray(np.maximum(gains, 0.0), dtype=np.float64),
                       np.asarray(a_mat, dtype=np.float64), np.asarray(cov, dtype=np.float64), w)
+
+
+def joining_weight(m: FloatOrArray, pq: FloatOrArray) -> FloatOrArray:
+    """Comparisons' worth of an entrant joining an eval map of ``m`` (`_Objective.joining`):
+    ``2 m / (m + 1)`` times ``p (1 - p)`` against those there (one comparison for a map of one)."""
+    return 2.0 * m / (m + 1.0) * pq
 
 
 def map_share(m: float) -> float:
